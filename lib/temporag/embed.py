@@ -1,0 +1,145 @@
+"""Sentence embeddings and vector search, cached on disk.
+
+Embedding is the slowest offline step (MiniLM: a few hundred sentences/s on 2 cores), so vectors
+are cached in chunks keyed by (model, chunk texts): a killed build resumes from its last chunk,
+and any method that embeds the same texts reuses them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from temporag.cache import cache_path, content_hash, save_npy
+from temporag.config import Settings, embedder_path, get_settings
+
+log = logging.getLogger(__name__)
+CHUNK = 8192
+
+
+class Encoder:
+    """A sentence-transformers model loaded from a local folder; vectors are L2-normalised float32."""
+
+    def __init__(
+        self, settings: Settings | None = None, model: str | None = None, batch_size: int = 128
+    ) -> None:
+        self.settings = settings or get_settings()
+        self.model_name = model or self.settings.embedder
+        self.batch_size = batch_size
+
+    @cached_property
+    def model(self):
+        import os
+
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(max(1, self.settings.threads))
+        return SentenceTransformer(embedder_path(self.model_name), device="cpu")
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.get_embedding_dimension())
+
+    def encode(self, texts: Sequence[str], progress: bool | None = None) -> np.ndarray:
+        """Embed texts now (no cache); a progress bar appears for more than a few batches."""
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        show = progress if progress is not None else len(texts) > 20 * self.batch_size
+        vecs = self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=bool(show),
+        )
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+    def encode_cached(self, texts: Sequence[str], desc: str = "embedding") -> np.ndarray:
+        """Embed texts through the chunked disk cache (resumable, atomic)."""
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        todo = []
+        for start in range(0, len(texts), CHUNK):
+            chunk = texts[start : start + CHUNK]
+            path = cache_path(
+                "embeddings", content_hash(self.model_name, chunk), ".npy", self.settings.cache_dir
+            )
+            if path.exists():
+                out[start : start + len(chunk)] = np.load(path)
+            else:
+                todo.append((start, chunk, path))
+        if todo:
+            n_todo = sum(len(c) for _, c, _ in todo)
+            t0 = time.perf_counter()
+            with tqdm(total=n_todo, desc=desc, unit="text", disable=n_todo < 2000) as bar:
+                for start, chunk, path in todo:
+                    vecs = self.encode(chunk, progress=False)
+                    save_npy(path, vecs)
+                    out[start : start + len(chunk)] = vecs
+                    bar.update(len(chunk))
+            log.info("embedded %d texts in %.1fs", n_todo, time.perf_counter() - t0)
+        return out
+
+
+class VectorIndex:
+    """Exact inner-product search (FAISS IndexFlatIP on normalised vectors = cosine)."""
+
+    def __init__(self, vectors: np.ndarray) -> None:
+        import faiss
+
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        self.index = faiss.IndexFlatIP(self.vectors.shape[1])
+        self.index.add(self.vectors)
+
+    def __len__(self) -> int:
+        return self.index.ntotal
+
+    def search(self, queries: np.ndarray, k: int, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k (scores, ids) for each query row; queries are searched in batches (much faster)."""
+        queries = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
+        k = min(k, len(self))
+        scores = np.empty((len(queries), k), dtype=np.float32)
+        ids = np.empty((len(queries), k), dtype=np.int64)
+        for start in range(0, len(queries), batch):
+            s, i = self.index.search(queries[start : start + batch], k)
+            scores[start : start + batch], ids[start : start + batch] = s, i
+        return scores, ids
+
+
+def cosine_top_k(query: np.ndarray, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k rows of a small candidate matrix by cosine (both sides normalised): (ids, scores)."""
+    if len(vectors) == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+    scores = vectors @ query
+    k = min(k, len(scores))
+    top = np.argpartition(-scores, k - 1)[:k]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return top, scores[top]
+
+
+def kg_triple_vectors(kg, encoder: Encoder | None = None) -> np.ndarray:
+    """Vectors of the KG's distinct 's r o' texts (each embedded once; dates are a separate signal)."""
+    encoder = encoder or Encoder()
+    return encoder.encode_cached(kg.triple_texts(), desc=f"embedding {kg.n_triples:,} distinct triples")
+
+
+def kg_name_vectors(kg, encoder: Encoder | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Vectors of entity labels and relation labels, for grounding mentions (TECQA Eq. 2 etc.)."""
+    encoder = encoder or Encoder()
+    return (
+        encoder.encode_cached(kg.entity_labels, desc="embedding entity names"),
+        encoder.encode_cached(kg.relation_labels, desc="embedding relation names"),
+    )
+
+
+def model_files(encoder: Encoder) -> Path:
+    return Path(embedder_path(encoder.model_name))

@@ -1,0 +1,185 @@
+"""Metrics: answer accuracy (strict MultiTQ rule and lenient TimeR4 rule), retrieval recall, CIs.
+
+Both answer rules are kept and always labelled, because the papers mix them: MultiTQ's official
+``eval_multi`` is exact-match Hits@k with time predictions cut to the gold granularity; TimeR4's
+reported "Hit" counts a gold answer appearing anywhere in the normalised output.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from temporag.timeutil import try_parse_time
+
+STRICT = "strict (MultiTQ eval_multi: exact match, time cut to gold granularity)"
+LENIENT = "lenient (TimeR4: normalised gold is a substring of the output)"
+
+
+def normalise_answer(text: str) -> str:
+    """The kit's one answer normaliser: NFKC, '_'→' ', quotes trimmed, spaces collapsed, casefolded."""
+    text = unicodedata.normalize("NFKC", str(text)).replace("_", " ").replace("\u00a0", " ")
+    text = re.sub(r"\s+", " ", text).strip()
+    previous = None
+    while previous != text:  # trailing full stops and wrapping quotes, in any order
+        previous = text
+        text = text.rstrip(".").strip().strip("'\"`").strip()
+    return text.casefold()
+
+
+def _cut_time(pred: str, gold: str) -> str:
+    """MultiTQ: a 4-char gold compares pred[:4], a 7-char gold compares pred[:7]."""
+    return pred[: len(gold)] if len(gold) in (4, 7) else pred
+
+
+def strict_hit(
+    predictions: Sequence[str], golds: Iterable[str], k: int = 1, answer_type: str | None = None
+) -> bool:
+    """Hits@k under MultiTQ's rule: some gold equals one of the top-k (time cut to gold granularity)."""
+    top = [normalise_answer(p) for p in list(predictions)[:k]]
+    for gold in golds:
+        g = normalise_answer(gold)
+        is_time = answer_type == "time" or (answer_type is None and try_parse_time(g) is not None)
+        for p in top:
+            if (_cut_time(p, g) if is_time else p) == g:
+                return True
+    return False
+
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def lenient_normalise(text: str) -> str:
+    """TimeR4's normalisation: lowercase, drop punctuation, articles and <pad>, collapse spaces."""
+    text = str(text).replace("<pad>", " ").lower().replace("_", " ")
+    text = "".join(ch for ch in text if ch not in _PUNCT)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def lenient_hit(output: str | Sequence[str], golds: Iterable[str]) -> bool:
+    """TimeR4's Hit: some normalised gold is a substring of the normalised output.
+
+    A list of ranked predictions is judged on its first item (Hits@1); a string as it is."""
+    if not isinstance(output, str):
+        output = output[0] if len(output) else ""
+    out = lenient_normalise(output)
+    return any((g := lenient_normalise(gold)) and g in out for gold in golds)
+
+
+# -- retrieval metrics over KG facts -------------------------------------------------------------
+
+
+def gold_entity_ids(kg, answers: Iterable[str]) -> np.ndarray:
+    """KG ids of the entity answers (answers use spaced labels)."""
+    ids = []
+    lookup = kg.label_to_entity
+    for a in answers:
+        i = lookup.get(a)
+        if i is None:
+            i = lookup.get(a.replace("_", " "))
+        if i is not None:
+            ids.append(i)
+    return np.asarray(ids, dtype=np.int32)
+
+
+def answer_fact_mask(kg, fact_ids: np.ndarray, answers: Sequence[str], answer_type: str) -> np.ndarray:
+    """Which of the given facts carry a gold answer (as subject/object, or as their date)."""
+    fact_ids = np.asarray(fact_ids, dtype=np.int64)
+    if len(fact_ids) == 0:
+        return np.zeros(0, dtype=bool)
+    if answer_type == "time":
+        mask = np.zeros(len(fact_ids), dtype=bool)
+        starts, ends = kg.t_start[fact_ids], kg.t_end[fact_ids]
+        for a in answers:
+            value = try_parse_time(a)
+            if value is not None:
+                mask |= (starts <= value.last_day) & (ends >= value.first_day)
+        return mask
+    ents = gold_entity_ids(kg, answers)
+    return np.isin(kg.s[fact_ids], ents) | np.isin(kg.o[fact_ids], ents)
+
+
+def answer_recalled(kg, fact_ids, answers: Sequence[str], answer_type: str) -> bool:
+    """TECQA's Answer Recall for one question: the retrieved context contains a gold answer."""
+    return bool(answer_fact_mask(kg, fact_ids, answers, answer_type).any())
+
+
+def answer_recall_at_k(
+    kg, ranked: Sequence[np.ndarray], questions: Sequence, ks: Sequence[int]
+) -> dict[int, np.ndarray]:
+    """Per-question 0/1 answer recall of the top-k retrieved facts, for each k."""
+    out = {k: np.zeros(len(questions), dtype=float) for k in ks}
+    for i, (facts, q) in enumerate(zip(ranked, questions)):
+        facts = np.asarray(facts)[: max(ks)]
+        mask = answer_fact_mask(kg, facts, q.answers, q.answer_type)
+        first = int(np.argmax(mask)) if mask.any() else None
+        for k in ks:
+            out[k][i] = float(first is not None and first < k)
+    return out
+
+
+def chain_recall(answer_hits: np.ndarray, anchor_hits: np.ndarray) -> np.ndarray:
+    """TECQA's Evidence Chain Recall: both the anchor and the answer are in the context."""
+    return np.logical_and(answer_hits.astype(bool), anchor_hits.astype(bool)).astype(float)
+
+
+# -- aggregation ----------------------------------------------------------------------------------
+
+
+def bootstrap_ci(
+    values: Sequence[float], n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean."""
+    values = np.asarray(values, dtype=float)
+    if len(values) == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
+    alpha = (1 - level) / 2
+    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+
+
+BREAKDOWNS = ("qtype", "qlabel", "answer_type", "time_level")
+
+
+def breakdown(
+    questions: Sequence,
+    values: Sequence[float],
+    by: Sequence[str] = BREAKDOWNS,
+    seed: int = 0,
+    ci: bool = True,
+):
+    """Mean (with n and bootstrap CI) overall and per category of each field in ``by``.
+
+    Returns a DataFrame with columns group, category, n, mean, ci_low, ci_high."""
+    import pandas as pd
+
+    values = np.asarray(values, dtype=float)
+    rows = []
+
+    def add(group: str, category: str, idx: np.ndarray) -> None:
+        vals = values[idx]
+        lo, hi = bootstrap_ci(vals, seed=seed) if ci else (np.nan, np.nan)
+        rows.append(
+            {
+                "group": group,
+                "category": category,
+                "n": int(len(vals)),
+                "mean": float(vals.mean()) if len(vals) else np.nan,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+
+    add("overall", "all", np.arange(len(values)))
+    for field in by:
+        cats = np.asarray([getattr(q, field) for q in questions])
+        for cat in sorted(set(cats.tolist())):
+            add(field, cat, np.flatnonzero(cats == cat))
+    return pd.DataFrame(rows)

@@ -1,0 +1,43 @@
+"""Shared fixtures: the real shared data beside the checkout, and the MultiTQ KG loaded once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("TEMPORAG_DATA", REPO.parent / "shared" / "data")).resolve()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data (or TEMPORAG_DATA); tests that need real data skip when it is absent."""
+    if not (SHARED_DATA / "multitq").exists():
+        if os.environ.get("CI"):  # CI always has ../shared beside the clone: absence is a failure
+            pytest.fail(f"shared data not found at {SHARED_DATA}")
+        pytest.skip(f"shared data not found at {SHARED_DATA} (set TEMPORAG_DATA)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def kg(shared_data):
+    from temporag.data import multitq
+
+    return multitq.load_kg(shared_data)
+
+
+@pytest.fixture(scope="session")
+def questions(shared_data):
+    from temporag.data import multitq
+
+    return multitq.load_questions(data_dir=shared_data)
+
+
+@pytest.fixture()
+def tmp_cache(tmp_path, monkeypatch) -> Path:
+    """An empty cache folder for tests that must not see (or pollute) the user's cache."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TEMPORAG_CACHE", str(cache))
+    return cache

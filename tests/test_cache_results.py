@@ -1,0 +1,48 @@
+"""Atomic cache writes survive a crash mid-write; results.json records what a run showed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from temporag.cache import atomic_write, content_hash, save_npy
+from temporag.results import Results
+
+
+def test_content_hash_is_stable_and_sensitive():
+    a = content_hash("model", ["x", "y"], np.arange(3))
+    assert a == content_hash("model", ["x", "y"], np.arange(3))
+    assert a != content_hash("model", ["y", "x"], np.arange(3))
+    assert a != content_hash("model", ["x", "y"], np.arange(3).astype(np.int64) + 1)
+
+
+def test_failed_write_leaves_old_file_and_no_temp(tmp_path):
+    target = tmp_path / "v.npy"
+    save_npy(target, np.ones(3))
+
+    def boom(tmp):
+        tmp.write_bytes(b"partial")
+        raise KeyboardInterrupt  # a killed run
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(target, boom)
+    assert np.load(target).tolist() == [1.0, 1.0, 1.0]
+    assert [p.name for p in tmp_path.iterdir()] == ["v.npy"]
+
+
+def test_results_record_everything(tmp_path, tmp_cache):
+    res = Results("demo", {"profile": "smoke", "k": 20}, out_dir=tmp_path / "demo")
+    res.metric("recall@20", 0.5, paper=0.68)
+    res.table("t", pd.DataFrame({"a": [1, 2], "b": [0.25, 0.5]}), "caption")
+    res.predictions("semantic", [{"quid": 1, "facts": np.array([3, 4])}])
+    data = json.loads((tmp_path / "demo" / "results.json").read_text())
+    assert data["parameters"] == {"profile": "smoke", "k": 20}
+    assert data["metrics"]["recall@20"] == {"value": 0.5, "paper": 0.68}
+    assert data["tables"]["t"]["records"][1] == {"a": 2, "b": 0.5}
+    assert data["predictions"]["semantic"][0]["facts"] == [3, 4]
+    assert data["settings"]["cache_dir"] == str(tmp_cache)
+    assert "| 0.250 |" in (tmp_path / "demo" / "tables.md").read_text()
+    assert (tmp_path / "demo" / "t.csv").exists()

@@ -1,0 +1,86 @@
+"""Metric rules on hand-made cases: MultiTQ strict Hits@k, TimeR4 lenient, recall, CIs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from temporag.data.multitq import Question
+from temporag.data.tkg import TemporalKG, day_number
+from temporag.evaluate import (
+    answer_fact_mask,
+    answer_recall_at_k,
+    bootstrap_ci,
+    breakdown,
+    chain_recall,
+    lenient_hit,
+    normalise_answer,
+    strict_hit,
+)
+
+
+def test_strict_hits_at_k():
+    assert strict_hit(["Jack Straw", "Iran"], ["Jack Straw"], k=1)
+    assert strict_hit(["Jack_Straw"], ["Jack Straw"], k=1)  # KG form vs answer form
+    assert not strict_hit(["Iran", "Jack Straw"], ["Jack Straw"], k=1)
+    assert strict_hit(["Iran", "Jack Straw"], ["Jack Straw"], k=2)
+    assert not strict_hit(["Jack Straw Jr"], ["Jack Straw"], k=1)  # exact, not substring
+    assert not strict_hit([], ["x"], k=10)
+
+
+def test_time_predictions_cut_to_gold_granularity():
+    assert strict_hit(["2010-05-03"], ["2010"], answer_type="time")
+    assert strict_hit(["2010-05-03"], ["2010-05"], answer_type="time")
+    assert not strict_hit(["2010-06-03"], ["2010-05"], answer_type="time")
+    assert not strict_hit(["2010"], ["2010-05-03"], answer_type="time")  # coarser guess is no hit
+    assert not strict_hit(["2010-05-03"], ["2010"], answer_type="entity")
+
+
+def test_lenient_rule():
+    assert lenient_hit("The answer is Jack Straw.", ["Jack Straw"])
+    assert lenient_hit(["the Jack Straw", "Iran"], ["Jack Straw"])
+    assert not lenient_hit(["Iran", "Jack Straw"], ["Jack Straw"])  # list: first item only
+    assert lenient_hit("Answer: 2010-05-03", ["2010"])  # substring: coarser gold inside
+    assert normalise_answer("  'Citizen_(North Korea)'. ") == "citizen (north korea)"
+
+
+def _tiny_kg() -> TemporalKG:
+    days = [day_number(d) for d in ("2005-01-01", "2005-02-10", "2006-03-01")]
+    return TemporalKG(
+        s=np.array([0, 1, 2], np.int32),
+        r=np.array([0, 0, 1], np.int32),
+        o=np.array([1, 2, 0], np.int32),
+        t_start=np.array(days, np.int32),
+        t_end=np.array(days, np.int32),
+        entities=["A_x", "B", "C"],
+        relations=["visit", "praise"],
+    )
+
+
+def test_answer_recall_on_facts():
+    kg = _tiny_kg()
+    assert answer_fact_mask(kg, np.array([0, 1, 2]), ["A x"], "entity").tolist() == [True, False, True]
+    assert answer_fact_mask(kg, np.array([0, 1, 2]), ["2005-02"], "time").tolist() == [False, True, False]
+    assert answer_fact_mask(kg, np.array([0, 1, 2]), ["2006"], "time").tolist() == [False, False, True]
+    qs = [
+        Question(1, "?", ("C",), "entity", "day", "equal", "Single"),
+        Question(2, "?", ("2006",), "time", "year", "equal", "Single"),
+    ]
+    rec = answer_recall_at_k(kg, [np.array([0, 1]), np.array([0, 1, 2])], qs, ks=[1, 2, 3])
+    assert rec[1].tolist() == [0.0, 0.0]
+    assert rec[2].tolist() == [1.0, 0.0]
+    assert rec[3].tolist() == [1.0, 1.0]
+    assert chain_recall(np.array([1, 1, 0]), np.array([1, 0, 1])).tolist() == [1.0, 0.0, 0.0]
+
+
+def test_bootstrap_and_breakdown():
+    lo, hi = bootstrap_ci([1.0] * 50 + [0.0] * 50, seed=1)
+    assert 0.38 < lo < 0.5 < hi < 0.62
+    qs = [
+        Question(i, "?", ("x",), "entity", "day", "equal" if i % 2 else "first_last", "Single")
+        for i in range(10)
+    ]
+    df = breakdown(qs, [1.0 if i % 2 else 0.0 for i in range(10)], by=["qtype"], ci=False)
+    got = {(r.group, r.category): (r.n, r.mean) for r in df.itertuples()}
+    assert got[("overall", "all")] == (10, 0.5)
+    assert got[("qtype", "equal")] == (5, 1.0)
+    assert got[("qtype", "first_last")] == (5, 0.0)
