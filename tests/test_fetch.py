@@ -1,0 +1,192 @@
+"""`check` on the staged data, mirroring (symlink/copy), corruption detection and pinned downloads
+(with urllib replaced by a local server stand-in: the tests never touch the network)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import urllib.error
+from pathlib import Path
+
+import pytest
+
+from temporag.data import fetch, registry
+from temporag.data.errors import MissingDataError
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def shared() -> Path:
+    if not (SHARED / "multitq").exists():
+        pytest.skip(f"shared data not found at {SHARED}")
+    return SHARED
+
+
+def test_registry_lists_every_staged_file(shared):
+    staged = {str(p.relative_to(shared))[:-3] for p in shared.rglob("*.gz")}
+    known = {f.path for f in registry.FILES if f.sha256}
+    assert staged == known
+    assert registry.entry("multitq/kg/full.txt.gz").raw_sha256 == registry.MULTITQ_FULL_SHA256
+    # the paths the MultiTQ loader reads are registered and required
+    for path in (
+        "multitq/kg/full.txt",
+        "multitq/kg/entity2id.json",
+        "multitq/kg/relation2id.json",
+        "multitq/kg/ts2id.json",
+        "multitq/questions/test_sample_shared.json",
+    ):
+        assert registry.entry(path).required
+    with pytest.raises(KeyError, match="known: multitq"):
+        registry.files("nope")
+
+
+def test_check_passes_on_shared_data(shared):
+    results = fetch.check(data_dir=shared)
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+    by_path = {r.path: r for r in results}
+    full = by_path["multitq/kg/full.txt"]
+    assert full.status == "ok" and full.actual == registry.MULTITQ_FULL_SHA256  # verified on the content
+    assert by_path["cronquestions/kg/full.txt"].status == "missing"  # known, not staged, optional
+    assert sum(r.status == "ok" for r in results) == len(list(shared.rglob("*.gz")))
+
+
+def test_mirror_symlinks_then_check(shared, tmp_path):
+    results = fetch.fetch(None, tmp_path, source_dir=shared)
+    assert all(r.ok for r in results)
+    link = tmp_path / "complextr" / "dyg_rag" / "Corpus.json.gz"
+    assert link.is_symlink() and link.resolve() == (shared / "complextr" / "dyg_rag" / "Corpus.json.gz")
+    assert all(r.ok for r in fetch.check(data_dir=tmp_path))
+    from temporag.data import complextr
+
+    assert len(complextr.load_corpus(tmp_path)) == 112
+
+
+def test_copy_and_corruption_detected(shared, tmp_path):
+    fetch.fetch("tempreason", tmp_path, source_dir=shared, copy=True)
+    target = tmp_path / "tempreason" / "test_l2.shared_half.jsonl.gz"
+    assert target.is_file() and not target.is_symlink()
+    assert all(r.ok for r in fetch.check("tempreason", tmp_path))
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    bad = {r.path: r for r in fetch.check("tempreason", tmp_path)}["tempreason/test_l2.shared_half.jsonl"]
+    assert bad.status == "mismatch" and not bad.ok
+    # a corrupt staged folder is never mirrored
+    with pytest.raises(fetch.ChecksumError, match="test_l2.shared_half.jsonl.gz"):
+        fetch.fetch("tempreason", tmp_path / "again", source_dir=tmp_path)
+
+
+def test_recompressed_and_plain_copies_pass_on_content(shared, tmp_path):
+    src = shared / "complextr" / "dyg_rag" / "Corpus.json.gz"
+    content = gzip.decompress(src.read_bytes())
+    (tmp_path / "complextr" / "dyg_rag").mkdir(parents=True)
+    (tmp_path / "complextr" / "dyg_rag" / "Corpus.json.gz").write_bytes(
+        gzip.compress(content, compresslevel=1)
+    )
+    plain = tmp_path / "complextr" / "dyg_rag" / "Question.shared_half.json"
+    plain.write_bytes(
+        gzip.decompress((shared / "complextr" / "dyg_rag" / "Question.shared_half.json.gz").read_bytes())
+    )
+    results = {r.path: r for r in fetch.check("complextr", tmp_path)}
+    assert results["complextr/dyg_rag/Corpus.json"].status == "ok"
+    assert results["complextr/dyg_rag/Question.shared_half.json"].status == "ok"
+    assert results["complextr/dyg_rag/statistics.json"].status == "missing"
+    assert results["complextr/dyg_rag/statistics.json"].ok  # optional
+
+
+def test_full_txt_is_checked_on_content(shared, tmp_path):
+    # an LF copy of MultiTQ's full.txt (what TimeR4 ships) is not the staged file
+    content = gzip.decompress((shared / "multitq" / "kg" / "full.txt.gz").read_bytes())
+    target = tmp_path / "multitq" / "kg" / "full.txt"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(content.replace(b"\r\n", b"\n"))
+    result = {r.path: r for r in fetch.check("multitq", tmp_path)}["multitq/kg/full.txt"]
+    assert result.status == "mismatch" and result.expected == registry.MULTITQ_FULL_SHA256
+
+
+def test_missing_required_source_file(tmp_path):
+    with pytest.raises(MissingDataError, match="complextr"):
+        fetch.fetch("complextr", tmp_path / "dest", source_dir=tmp_path / "empty")
+
+
+class _Response(io.BytesIO):
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.headers = {"Content-Length": str(len(data))}
+
+
+def _serve(monkeypatch, files: dict[str, bytes]) -> list[str]:
+    asked: list[str] = []
+
+    def urlopen(url, timeout=None):
+        asked.append(url)
+        if url not in files:
+            raise urllib.error.URLError("no network in tests")
+        return _Response(files[url])
+
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", urlopen)
+    return asked
+
+
+def test_offline_download_fails_clearly(monkeypatch, tmp_path):
+    _serve(monkeypatch, {})
+    with pytest.raises(
+        fetch.FetchError, match=r"cannot download https://raw.githubusercontent.com/.*Offline\?"
+    ):
+        fetch.fetch("dyg-rag", tmp_path)
+    assert not any(tmp_path.rglob("*.json*"))  # nothing half-written
+
+
+def test_download_verifies_and_transforms(shared, monkeypatch, tmp_path):
+    demo = registry.entry("dyg-rag/demo_Corpus.json")
+    full = registry.entry("multitq/kg/full.txt")
+    easy = registry.entry("timeqa/human_train.easy.jsonl")
+    full_lf = gzip.decompress((shared / "multitq" / "kg" / "full.txt.gz").read_bytes()).replace(
+        b"\r\n", b"\n"
+    )
+    easy_gzip = gzip.compress(
+        gzip.decompress((shared / "timeqa" / "human_train.easy.jsonl.gz").read_bytes()), compresslevel=1
+    )
+    asked = _serve(
+        monkeypatch,
+        {
+            demo.url: gzip.decompress((shared / "dyg-rag" / "demo_Corpus.json.gz").read_bytes()),
+            full.url: full_lf,  # TimeR4's LF copy, turned back into MultiTQ's CRLF bytes
+            easy.url: easy_gzip,  # the original ships gzip-compressed
+        },
+    )
+    for entry in (demo, full, easy):
+        monkeypatch.setattr(registry, "FILES", (entry,))
+        (result,) = fetch.fetch(entry.dataset, tmp_path)
+        assert result.status == "ok", result
+    assert (tmp_path / "multitq" / "kg" / "full.txt").read_bytes().count(b"\r\n") == 461_329
+    # a second run finds the verified files and downloads nothing
+    asked.clear()
+    fetch.fetch("dyg-rag", tmp_path)
+    assert asked == []
+
+
+def test_download_with_wrong_content_leaves_nothing(monkeypatch, tmp_path):
+    demo = registry.entry("dyg-rag/demo_Corpus.json")
+    _serve(monkeypatch, {demo.url: b"[]"})
+    with pytest.raises(fetch.ChecksumError, match="demo_Corpus.json"):
+        fetch.fetch("dyg-rag", tmp_path)
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))
+
+
+def test_derived_files_cannot_be_downloaded(shared, monkeypatch, tmp_path):
+    corpus = registry.entry("complextr/dyg_rag/Corpus.json")
+    stats = registry.entry("complextr/dyg_rag/statistics.json")
+    _serve(
+        monkeypatch,
+        {
+            corpus.url: gzip.decompress((shared / "complextr" / "dyg_rag" / "Corpus.json.gz").read_bytes()),
+            stats.url: gzip.decompress(
+                (shared / "complextr" / "dyg_rag" / "statistics.json.gz").read_bytes()
+            ),
+        },
+    )
+    with pytest.raises(fetch.FetchError, match=r"no public source.*Question.shared_half.json"):
+        fetch.fetch("complextr", tmp_path)
+    assert all(r.status == "ok" for r in fetch.check("complextr", tmp_path) if "Question" not in r.path)
