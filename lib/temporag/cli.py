@@ -1,0 +1,110 @@
+"""`temporag` command line: run notebooks in batch, fetch and check data."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+
+
+def _parse_param(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"-p expects key=value, got {text!r}")
+    key, raw = text.split("=", 1)
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = raw
+    return key.strip(), value
+
+
+def _cmd_reproduce(args) -> int:
+    from temporag.runner import reproduce, summary
+
+    outcomes = reproduce(
+        args.notebook or None,
+        profile=args.profile,
+        extra=dict(args.param or []),
+        force=args.force,
+        kernel=args.kernel,
+    )
+    print()
+    print(summary(outcomes))
+    failed = [o.name for o in outcomes if o.status == "failed"]
+    if failed:
+        print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_checks(results) -> int:
+    bad = 0
+    for r in results:
+        mark = "ok " if r.ok else "BAD"
+        where = r.found or "-"
+        print(f"{mark} {r.status:<10} {r.dataset:<22} {r.path:<55} {where} {r.message}".rstrip())
+        bad += not r.ok
+    print(f"{len(results) - bad} of {len(results)} files fine" + (f", {bad} need attention" if bad else ""))
+    return 1 if bad else 0
+
+
+def _cmd_data(args) -> int:
+    from temporag.data import fetch as fetch_mod
+
+    if args.action == "check":
+        return _print_checks(fetch_mod.check(args.dataset, data_dir=args.data_dir))
+    try:
+        results = fetch_mod.fetch(args.dataset, dest=args.dest, source_dir=args.source, copy=args.copy)
+    except (fetch_mod.FetchError, fetch_mod.ChecksumError) as exc:
+        print(f"fetch failed: {exc}", file=sys.stderr)
+        return 1
+    return _print_checks(results)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="temporag", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rep = sub.add_parser("reproduce", help="execute notebooks with papermill into figures/<name>/")
+    rep.add_argument("--notebook", "-n", action="append", help="notebook name (repeatable; default: all)")
+    rep.add_argument("--profile", choices=["smoke", "paper"], default="smoke")
+    rep.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        type=_parse_param,
+        metavar="KEY=VALUE",
+        help="notebook parameter (repeatable)",
+    )
+    rep.add_argument("--force", action="store_true", help="re-run even when outputs are current")
+    rep.add_argument("--kernel", default=None, help="Jupyter kernel name (default: the notebook's)")
+    rep.set_defaults(func=_cmd_reproduce)
+
+    run = sub.add_parser("run", help="run one notebook (same as reproduce --notebook NAME)")
+    run.add_argument("notebook", nargs=1)
+    run.add_argument("--profile", choices=["smoke", "paper"], default="smoke")
+    run.add_argument("-p", "--param", action="append", type=_parse_param, metavar="KEY=VALUE")
+    run.add_argument("--force", action="store_true")
+    run.add_argument("--kernel", default=None)
+    run.set_defaults(func=_cmd_reproduce)
+
+    data = sub.add_parser("data", help="check or fetch benchmark data")
+    data.add_argument("action", choices=["check", "fetch"])
+    data.add_argument("dataset", nargs="?", default=None, help="data set name (default: all)")
+    data.add_argument("--data-dir", default=None, help="folder to check (default: TEMPORAG_DATA)")
+    data.add_argument(
+        "--from", dest="source", default=None, help="mirror a local folder instead of downloading"
+    )
+    data.add_argument("--dest", default=None, help="where to fetch to (default: TEMPORAG_DATA)")
+    data.add_argument("--copy", action="store_true", help="copy files instead of symlinking (with --from)")
+    data.set_defaults(func=_cmd_data)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

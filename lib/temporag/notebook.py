@@ -1,0 +1,93 @@
+"""What every notebook does right after its ``parameters`` cell: resolve profile defaults,
+settings, the question set, the seeded generator and the results folder — in one call, so the
+notebook itself reads like the paper."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from temporag.config import Settings, get_settings
+from temporag.results import Results
+
+PROFILES: dict[str, dict[str, Any]] = {
+    # smoke: CI-sized, minutes on a laptop; paper: the paper's protocol on every shared question
+    "smoke": {"sample_size": 40, "reader_sample": 6},
+    "paper": {"sample_size": None, "reader_sample": 200},
+}
+
+
+@dataclass
+class Run:
+    name: str
+    profile: str
+    params: dict
+    settings: Settings
+    results: Results
+    rng: np.random.Generator
+    questions: list = field(default_factory=list)
+    reader_questions: list = field(default_factory=list)
+    data_files: list = field(default_factory=list)
+
+    @property
+    def reader_model(self) -> str:
+        from temporag.llm import LLM
+
+        return LLM(self.settings).model_name
+
+    def llm(self):
+        from temporag.llm import LLM
+
+        return LLM(self.settings)
+
+
+def stratified_sample(questions: list, n: int | None, rng: np.random.Generator, key: str = "qtype") -> list:
+    """A seeded sample that keeps every category's share (at least one per category)."""
+    if n is None or n >= len(questions):
+        return list(questions)
+    groups: dict[str, list[int]] = {}
+    for i, q in enumerate(questions):
+        groups.setdefault(getattr(q, key, "all"), []).append(i)
+    quota = {g: max(1, round(n * len(ix) / len(questions))) for g, ix in groups.items()}
+    chosen = []
+    for g in sorted(groups):
+        ix = np.asarray(groups[g])
+        chosen.extend(rng.choice(ix, size=min(quota[g], len(ix)), replace=False).tolist())
+    return [questions[i] for i in sorted(chosen)]
+
+
+def start(name: str, params: dict, *, questions: list | None = None, data_files: list | None = None) -> Run:
+    """Resolve a notebook run.  ``params`` is the parameters cell as a dict (``None`` = default)."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    profile = params.get("profile", "smoke")
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
+    resolved = dict(params)
+    for key, default in PROFILES[profile].items():
+        if resolved.get(key) is None:
+            resolved[key] = default
+    settings = get_settings(
+        llm_model=params.get("llm_model"), llm_base_url=params.get("llm_base_url"), seed=params.get("seed")
+    )
+    if settings.llm_base_url is not None and params.get("reader_sample") is None and profile == "paper":
+        resolved["reader_sample"] = None  # a served model reads every question
+    rng = np.random.default_rng(settings.seed)
+    selected = []
+    if questions is not None:
+        selected = stratified_sample(questions, resolved.get("sample_size"), rng)
+    reader = stratified_sample(
+        selected, resolved.get("reader_sample"), np.random.default_rng(settings.seed + 1)
+    )
+    out_dir = params.get("output_dir")
+    results = Results(
+        name,
+        resolved,
+        out_dir=Path(out_dir) if out_dir else None,
+        settings=settings,
+        data_files=data_files or [],
+    )
+    return Run(name, profile, resolved, settings, results, rng, selected, reader, list(data_files or []))

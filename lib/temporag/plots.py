@@ -1,0 +1,180 @@
+"""One house style for every figure, and the few chart kinds the papers use.
+
+Figures put the kit's measured value next to the paper's reported one wherever both exist, and
+always name the reader model in the title or a footnote when a number depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+KIT = "#1f77b4"
+PAPER = "#bbbbbb"
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+
+def use_house_style() -> None:
+    plt.rcParams.update(
+        {
+            "figure.figsize": (6.4, 3.8),
+            "figure.dpi": 110,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10,
+            "legend.fontsize": 8,
+            "legend.frameon": False,
+            "font.size": 9,
+            "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+        }
+    )
+
+
+def footnote(fig, text: str) -> None:
+    fig.text(0.01, -0.02, text, fontsize=7, color="#555555", ha="left", va="top")
+
+
+def bars_vs_paper(
+    categories: Sequence[str],
+    kit: Sequence[float],
+    paper: Sequence[float | None] | None = None,
+    *,
+    title: str = "",
+    ylabel: str = "",
+    kit_label: str = "kit (measured)",
+    paper_label: str = "paper (reported)",
+    note: str = "",
+):
+    """Grouped bars: the kit's value beside the paper's for each category (missing paper values skipped)."""
+    use_house_style()
+    fig, ax = plt.subplots()
+    x = np.arange(len(categories))
+    width = 0.38 if paper is not None else 0.6
+    ax.bar(x - (width / 2 if paper is not None else 0), kit, width, label=kit_label, color=KIT)
+    if paper is not None:
+        vals = [np.nan if v is None else v for v in paper]
+        ax.bar(x + width / 2, vals, width, label=paper_label, color=PAPER, hatch="//", edgecolor="#888888")
+    ax.set_xticks(x, categories, rotation=20, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+    if note:
+        footnote(fig, note)
+    fig.tight_layout()
+    return fig
+
+
+def grouped_bars(
+    categories: Sequence[str],
+    series: dict[str, Sequence[float]],
+    *,
+    title: str = "",
+    ylabel: str = "",
+    note: str = "",
+    ylim: tuple[float, float] | None = (0, 1.0),
+):
+    """Several measured series per category (e.g. methods × question types)."""
+    use_house_style()
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.9 * len(categories) * max(1, len(series)) / 2), 3.8))
+    x = np.arange(len(categories))
+    width = 0.8 / max(1, len(series))
+    for i, (name, vals) in enumerate(series.items()):
+        bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=name)
+        ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
+    ax.set_xticks(x, categories, rotation=20, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.legend(ncols=min(4, len(series)))
+    if note:
+        footnote(fig, note)
+    fig.tight_layout()
+    return fig
+
+
+def curves(
+    xs: Sequence[float],
+    series: dict[str, Sequence[float]],
+    *,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    note: str = "",
+    paper: dict[str, Sequence[float]] | None = None,
+    logx: bool = False,
+):
+    """Line plot of measured series, with the paper's series dashed where given."""
+    use_house_style()
+    fig, ax = plt.subplots()
+    for i, (name, ys) in enumerate(series.items()):
+        ax.plot(xs, ys, marker="o", label=name, color=PALETTE[i % len(PALETTE)])
+        if paper and name in paper:
+            ax.plot(
+                xs,
+                paper[name],
+                ls="--",
+                marker="x",
+                color=PALETTE[i % len(PALETTE)],
+                alpha=0.6,
+                label=f"{name} (paper)",
+            )
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+    if note:
+        footnote(fig, note)
+    fig.tight_layout()
+    return fig
+
+
+def heatmap(
+    matrix: np.ndarray,
+    rows: Sequence,
+    cols: Sequence,
+    *,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    fmt: str = "{:.2f}",
+    note: str = "",
+    cmap: str = "viridis",
+):
+    """Annotated heatmap (e.g. STAR-RAG's K1 × K2 sensitivity)."""
+    use_house_style()
+    fig, ax = plt.subplots(figsize=(4.8, 4.0))
+    im = ax.imshow(matrix, cmap=cmap, origin="lower", aspect="auto")
+    ax.grid(False)
+    ax.set_xticks(range(len(cols)), [str(c) for c in cols])
+    ax.set_yticks(range(len(rows)), [str(r) for r in rows])
+    for i in range(matrix.shape[0]):
+        for j in range(matrix.shape[1]):
+            v = matrix[i, j]
+            ax.text(
+                j,
+                i,
+                fmt.format(v),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if v < np.nanmean(matrix) else "black",
+            )
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    if note:
+        footnote(fig, note)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,86 @@
+"""Execute every notebook in its smoke profile (papermill) and check its stages by counts and ranges.
+
+Like graphrag's notebook tests: any error output fails; LLM text is never compared, only the
+numbers each stage must produce.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+
+def _metric(data: dict, key: str):
+    value = data["metrics"][key]
+    return value["value"] if isinstance(value, dict) and "value" in value else value
+
+
+def _check_tour(data: dict) -> None:
+    assert _metric(data, "kg/facts") == 461_329
+    assert _metric(data, "kg/entities") == 10_488
+    for k in (1, 5, 10, 20, 50):
+        assert 0.0 < _metric(data, f"semantic/answer_recall@{k}") <= 1.0
+    assert _metric(data, "semantic/answer_recall@1") <= _metric(data, "semantic/answer_recall@50")
+    assert 0.0 <= _metric(data, "semantic_reader/hits@1_strict") <= 1.0
+    assert len(data["predictions"]["semantic"]) == data["parameters"]["sample_size"]
+    assert {"semantic_recall_at_k", "question_types"} <= set(data["figures"])
+
+
+CHECKS = {"00_tour": _check_tour}
+
+
+def test_every_notebook_is_stripped_and_has_parameters():
+    assert NOTEBOOKS, "no notebooks found"
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1, f"{path.name}: exactly one cell must be tagged 'parameters'"
+        assert "profile" in tagged[0].source and "output_dir" in tagged[0].source, path.name
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
+            f"{path.name} has outputs"
+        )
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_smoke(path, tmp_path, shared_data):
+    import papermill as pm
+
+    out_dir = tmp_path / "out"
+    executed = tmp_path / path.name
+    pm.execute_notebook(
+        str(path),
+        str(executed),
+        parameters={"profile": "smoke", "output_dir": str(out_dir)},
+        cwd=str(path.parent),
+        progress_bar=False,
+    )
+    nb = nbformat.read(executed, as_version=4)
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
+    assert not errors, errors
+    data = json.loads((out_dir / "results.json").read_text())
+    assert data["parameters"]["profile"] == "smoke"
+    assert data["metrics"], "the notebook recorded no metrics"
+    for key, value in data["metrics"].items():
+        v = value["value"] if isinstance(value, dict) and "value" in value else value
+        if isinstance(v, float):
+            assert not math.isnan(v), key
+    assert data["figures"], "the notebook saved no figure"
+    for fig in data["figures"]:
+        assert (out_dir / f"{fig}.png").stat().st_size > 5_000, fig
+    if path.stem in CHECKS:
+        CHECKS[path.stem](data)

@@ -1,0 +1,109 @@
+"""Batch runner and CLI: executes notebooks, goes on past a failure, skips what is current."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from temporag import cli
+from temporag.runner import available_notebooks, output_name, reproduce
+
+
+def _notebook(path, body: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "smoke"\nvalue = 1\noutput_dir = None')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+WRITE = """
+import json, pathlib
+out = pathlib.Path(output_dir); out.mkdir(parents=True, exist_ok=True)
+(out / "results.json").write_text(json.dumps({"profile": profile, "value": value}))
+"""
+
+
+@pytest.fixture()
+def books(tmp_path):
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    _notebook(nbs / "00_tour.ipynb", WRITE)
+    _notebook(nbs / "broken.ipynb", "raise ValueError('boom in cell 2')")
+    _notebook(nbs / "tecqa.ipynb", WRITE)
+    return nbs, tmp_path / "figures"
+
+
+def test_order_and_names(books):
+    nbs, _ = books
+    assert available_notebooks(nbs) == ["00_tour", "tecqa", "broken"]
+    assert output_name("00_tour") == "tour" and output_name("star_rag") == "star_rag"
+
+
+@pytest.mark.slow
+def test_reproduce_goes_on_and_skips_current(books):
+    nbs, figs = books
+    first = reproduce(profile="smoke", extra={"value": 7}, notebook_dir=nbs, figures_dir=figs)
+    assert [(o.name, o.status) for o in first] == [("00_tour", "ok"), ("tecqa", "ok"), ("broken", "failed")]
+    assert "boom in cell 2" in first[2].error
+    assert json.loads((figs / "tour" / "results.json").read_text()) == {"profile": "smoke", "value": 7}
+    assert (figs / "tecqa" / "tecqa.ipynb").exists()
+    again = reproduce(["00_tour"], profile="smoke", extra={"value": 7}, notebook_dir=nbs, figures_dir=figs)
+    assert again[0].status == "skipped"
+    changed = reproduce(["00_tour"], profile="smoke", extra={"value": 8}, notebook_dir=nbs, figures_dir=figs)
+    assert changed[0].status == "ok"
+    forced = reproduce(
+        ["00_tour"], profile="smoke", extra={"value": 8}, force=True, notebook_dir=nbs, figures_dir=figs
+    )
+    assert forced[0].status == "ok"
+
+
+def test_unknown_notebook_is_named(books):
+    nbs, figs = books
+    with pytest.raises(FileNotFoundError, match="nope"):
+        reproduce(["nope"], notebook_dir=nbs, figures_dir=figs)
+
+
+def test_cli_parses_parameters():
+    args = cli.build_parser().parse_args(
+        [
+            "reproduce",
+            "-n",
+            "tecqa",
+            "--profile",
+            "paper",
+            "-p",
+            "K=40",
+            "-p",
+            "parser=offline",
+            "-p",
+            "ks=[1, 5]",
+        ]
+    )
+    assert args.notebook == ["tecqa"] and args.profile == "paper"
+    assert dict(args.param) == {"K": 40, "parser": "offline", "ks": [1, 5]}
+
+
+@pytest.mark.slow
+def test_cli_exit_code_on_failure(books, monkeypatch):
+    nbs, figs = books
+    import temporag.runner as runner
+
+    monkeypatch.setattr(runner, "NOTEBOOK_DIR", nbs)
+    monkeypatch.setattr(runner, "FIGURES_DIR", figs)
+    assert cli.main(["reproduce", "-n", "broken"]) == 1
+    assert cli.main(["reproduce", "-n", "00_tour"]) == 0
+
+
+def test_cli_data_check_and_mirror(shared_data, tmp_path, capsys):
+    assert cli.main(["data", "check", "complextr", "--data-dir", str(shared_data)]) == 0
+    out = capsys.readouterr().out
+    assert "complextr/dyg_rag/Corpus.json" in out and "files fine" in out
+    dest = tmp_path / "mirror"
+    assert cli.main(["data", "fetch", "complextr", "--from", str(shared_data), "--dest", str(dest)]) == 0
+    assert (dest / "complextr" / "dyg_rag").exists()
+    assert cli.main(["data", "check", "multitq", "--data-dir", str(tmp_path / "empty")]) == 1
+    assert "missing" in capsys.readouterr().out
