@@ -1,0 +1,483 @@
+"""The LLM client: cache, retries, errors, token accounting, against fakes and a real loopback server."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import socket
+import sqlite3
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from temporag import llm as llm_mod
+from temporag.config import get_settings
+from temporag.llm import (
+    LLM,
+    TOKENS_API,
+    TOKENS_FALLBACK,
+    TOKENS_MODEL,
+    LLMError,
+    LLMResponse,
+    TransientLLMError,
+    parse_json_reply,
+    usage_summary,
+)
+
+FAST = 0.001  # retry base delay for tests
+
+
+def msgs(text: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": "be brief"}, {"role": "user", "content": text}]
+
+
+class FakeBackend:
+    """Scripted backend: raises the queued exceptions first, then echoes the last user message."""
+
+    model_name = "fake-model"
+    endpoint = "fake://local"
+
+    def __init__(
+        self, failures: list[BaseException] | None = None, usage: bool = True, reply: str | None = None
+    ):
+        self.failures = list(failures or [])
+        self.usage = usage
+        self.reply = reply
+        self.calls = 0
+        self.params: list[dict] = []
+
+    def complete(self, messages, params):
+        self.calls += 1
+        self.params.append(params)
+        if self.failures:
+            raise self.failures.pop(0)
+        content = messages[-1]["content"]
+        if "FAIL" in content:
+            raise ValueError("the fake backend refuses FAIL")
+        out = {
+            "model": self.model_name,
+            "choices": [
+                {
+                    "message": {"role": "assistant", "content": self.reply or f"echo {content}"},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        if self.usage:
+            out["usage"] = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
+        return out
+
+
+class TokenizingBackend(FakeBackend):
+    def __init__(self):
+        super().__init__(usage=False)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+@pytest.fixture()
+def settings(tmp_path):
+    return get_settings(cache_dir=tmp_path / "cache", llm_max_retries=3, llm_timeout=5.0)
+
+
+def make(settings, backend, **kw) -> LLM:
+    return LLM(settings, backend=backend, retry_base_delay=FAST, **kw)
+
+
+# ----------------------------------------------------------------------------------------------------
+# fake backend
+
+
+def test_cached_call_is_not_repeated_within_and_across_clients(settings):
+    backend = FakeBackend()
+    client = make(settings, backend)
+    first = client.chat(msgs("hello"))
+    second = client.chat(msgs("hello"))
+    assert backend.calls == 1
+    assert not first.cached and second.cached
+    assert second.text == first.text == "echo hello"
+    assert second.original_latency_s == pytest.approx(first.latency_s)
+    assert (second.prompt_tokens, second.completion_tokens, second.token_source) == (11, 3, TOKENS_API)
+    assert (settings.cache_dir / "llm.sqlite").exists()
+
+    # a re-run (new process, new client) reads the same cache: no call at all
+    backend2 = FakeBackend()
+    third = make(settings, backend2).chat(msgs("hello"))
+    assert backend2.calls == 0 and third.cached and third.text == "echo hello"
+
+
+def test_request_parameters_are_part_of_the_key(settings):
+    backend = FakeBackend()
+    client = make(settings, backend)
+    client.chat(msgs("q"))
+    client.chat(msgs("q"), temperature=0.7)
+    client.chat(msgs("q"), json_mode=True)
+    client.chat(msgs("q"), max_tokens=12)
+    client.chat(msgs("q"), stop=["\n"])
+    client.chat(msgs("other"))
+    assert backend.calls == 6
+    assert backend.params[2]["json_mode"] is True and backend.params[4]["stop"] == ["\n"]
+
+
+def test_cache_can_be_disabled(settings):
+    backend = FakeBackend()
+    client = make(settings, backend, cache=False)
+    client.chat(msgs("q"))
+    assert not client.chat(msgs("q")).cached
+    assert backend.calls == 2
+
+
+def test_transient_failures_are_retried(settings):
+    backend = FakeBackend(failures=[TimeoutError("slow"), ConnectionRefusedError("refused")])
+    response = make(settings, backend).chat(msgs("retry me"))
+    assert response.text == "echo retry me"
+    assert backend.calls == 3
+
+
+def test_persistent_failure_names_endpoint_model_and_cause(settings):
+    backend = FakeBackend(failures=[TransientLLMError("overloaded")] * 10)
+    with pytest.raises(LLMError) as info:
+        make(settings, backend).chat(msgs("q"))
+    message = str(info.value)
+    assert "fake://local" in message and "fake-model" in message and "overloaded" in message
+    assert "4 attempts" in message
+    assert backend.calls == settings.llm_max_retries + 1
+
+
+def test_non_transient_failure_is_not_retried_nor_cached(settings):
+    backend = FakeBackend(failures=[ValueError("prompt too long")])
+    client = make(settings, backend)
+    with pytest.raises(LLMError, match="prompt too long"):
+        client.chat(msgs("q"))
+    assert backend.calls == 1
+    assert not client.chat(msgs("q")).cached  # the failure was not stored
+    assert backend.calls == 2
+
+
+def test_backoff_doubles_with_jitter(settings, monkeypatch):
+    delays: list[float] = []
+    monkeypatch.setattr(llm_mod.time, "sleep", delays.append)
+    backend = FakeBackend(failures=[TimeoutError()] * 3)
+    LLM(settings, backend=backend, retry_base_delay=0.1).chat(msgs("q"))
+    assert len(delays) == 3
+    for i, delay in enumerate(delays):
+        assert 0.1 * 2**i <= delay <= 0.1 * 2**i * 1.25
+
+
+def test_chat_many_records_failures_and_goes_on(settings):
+    backend = FakeBackend()
+    batch = [msgs("a"), msgs("FAIL here"), msgs("c"), msgs("a")]
+    out = make(settings, backend).chat_many(batch, progress=False)
+    assert [r.ok for r in out] == [True, False, True, True]
+    assert "FAIL" in out[1].error and out[1].text == ""
+    assert out[3].cached
+    summary = usage_summary(out)
+    assert summary["calls"] == 4 and summary["errors"] == 1 and summary["cached"] == 1
+    assert summary["prompt_tokens"] == 33 and summary["completion_tokens"] == 9
+    assert summary["token_source"] == TOKENS_API
+
+
+def test_token_count_fallbacks_are_labelled(settings):
+    plain = make(settings, FakeBackend(usage=False), cache=False).chat(msgs("count these tokens please"))
+    assert plain.token_source == TOKENS_FALLBACK
+    assert plain.prompt_tokens > 4 and plain.completion_tokens > 2
+    tok = make(settings, TokenizingBackend(), cache=False).chat(msgs("one two three"))
+    assert tok.token_source == TOKENS_MODEL
+    assert tok.completion_tokens == len("echo one two three".split())
+
+
+def test_usage_summary_uses_original_latency_for_cached():
+    def r(latency, cached=False, original=None, error=None, p=10, c=2):
+        return LLMResponse(
+            "x", p, c, TOKENS_API, latency, cached, "m", error=error, original_latency_s=original
+        )
+
+    summary = usage_summary(
+        [r(2.0, original=2.0), r(0.001, True, original=4.0), r(0.5, error="boom", p=0, c=0)]
+    )
+    assert summary["calls"] == 3 and summary["errors"] == 1 and summary["cached"] == 1
+    assert summary["mean_latency_s"] == pytest.approx(3.0)
+    assert summary["mean_prompt_tokens"] == pytest.approx(10.0)
+    assert summary["wall_s"] == pytest.approx(2.501)
+    assert usage_summary([])["calls"] == 0
+
+
+def test_bad_inputs_fail_early(settings):
+    client = make(settings, FakeBackend())
+    with pytest.raises(ValueError, match="non-empty"):
+        client.chat([])
+    with pytest.raises(ValueError, match=r"messages\[1\]"):
+        client.chat([{"role": "user", "content": "x"}, {"content": "no role"}])
+    with pytest.raises(TypeError, match="complete"):
+        LLM(settings, backend=object())
+
+
+def test_malformed_completion_is_an_error(settings):
+    class Broken(FakeBackend):
+        def complete(self, messages, params):
+            self.calls += 1
+            return {"error": "nothing here"}
+
+    with pytest.raises(LLMError, match="no chat completion"):
+        make(settings, Broken()).chat(msgs("q"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('Sure! Here it is:\n```json\n{"answers": ["Iran"]}\n```\nHope this helps.', {"answers": ["Iran"]}),
+        ("The result is [1, 2, 3] as requested.", [1, 2, 3]),
+        ('prefix {not json} then {"ok": true}', {"ok": True}),
+        ('```\n[{"s": "Iran"}]\n```', [{"s": "Iran"}]),
+    ],
+)
+def test_parse_json_reply(text, expected):
+    assert parse_json_reply(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "no json here", "{'single': 'quotes'}", '{"cut": [1, 2'])
+def test_parse_json_reply_raises_clearly(text):
+    with pytest.raises(LLMError, match="no JSON"):
+        parse_json_reply(text)
+
+
+def _worker(cache_dir: str, worker: int, n: int) -> int:
+    settings = get_settings(cache_dir=cache_dir)
+    client = LLM(settings, backend=FakeBackend(), retry_base_delay=FAST)
+    for i in range(n):
+        client.chat(msgs(f"shared {i % 10}"))  # all workers write the same 10 keys
+        client.chat(msgs(f"own {worker} {i}"))
+    return client.backend.calls
+
+
+def test_cache_is_safe_across_processes(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(3) as pool:
+        calls = pool.starmap(_worker, [(str(tmp_path), w, 20) for w in range(3)])
+    assert all(20 <= c <= 40 for c in calls)
+    with sqlite3.connect(tmp_path / "llm.sqlite") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 10 + 3 * 20
+
+
+# ----------------------------------------------------------------------------------------------------
+# a real OpenAI-compatible server on the loopback interface
+
+
+class FakeOpenAIServer:
+    """Tiny /v1/chat/completions + /v1/models server; ``script`` lists what each request gets."""
+
+    def __init__(self, script=(), reply="ok from server", usage=True, hang_s=1.5):
+        self.script = list(script)
+        self.reply = reply
+        self.usage = usage
+        self.hang_s = hang_s
+        self.hits = 0
+        self.bodies: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep pytest output clean
+                pass
+
+            def _send(self, status: int, payload, content_type="application/json"):
+                body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+            def do_GET(self):
+                if self.path.endswith("/models"):
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [
+                                {"id": "served-model", "object": "model", "created": 0, "owned_by": "test"}
+                            ],
+                        },
+                    )
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    server.hits += 1
+                    server.bodies.append(body)
+                    action = server.script.pop(0) if server.script else "ok"
+                if "FAIL" in body["messages"][-1]["content"]:
+                    action = "500"
+                if action == "500":
+                    self._send(500, {"error": {"message": "internal error", "type": "server_error"}})
+                elif action == "400":
+                    self._send(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
+                elif action == "garbage":
+                    self._send(200, b"<html>proxy login</html>", content_type="text/html")
+                else:
+                    if action == "hang":
+                        time.sleep(server.hang_s)
+                    self._send(200, server.completion(body))
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.block_on_close = False
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def completion(self, body: dict) -> dict:
+        out = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "served-model"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}
+            ],
+        }
+        if self.usage:
+            out["usage"] = {"prompt_tokens": 21, "completion_tokens": 4, "total_tokens": 25}
+        return out
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+def server_llm(tmp_path, url, *, model="test-model", timeout=5.0, retries=3) -> LLM:
+    settings = get_settings(
+        cache_dir=tmp_path / "cache", llm_base_url=url, llm_timeout=timeout, llm_max_retries=retries
+    ).replace(llm_model=model)
+    return LLM(settings, retry_base_delay=FAST)
+
+
+def test_server_500_twice_then_success_then_cached(tmp_path):
+    with FakeOpenAIServer(script=["500", "500", "ok"]) as server:
+        client = server_llm(tmp_path, server.url)
+        response = client.chat(msgs("hi"))
+        assert response.text == "ok from server" and not response.cached
+        assert server.hits == 3
+        assert (response.prompt_tokens, response.completion_tokens, response.token_source) == (
+            21,
+            4,
+            TOKENS_API,
+        )
+        assert server.bodies[-1]["model"] == "test-model" and server.bodies[-1]["temperature"] == 0.0
+        again = client.chat(msgs("hi"))
+        assert again.cached and again.text == response.text
+        assert server.hits == 3  # not repeated
+
+
+def test_server_hang_times_out_retries_then_raises(tmp_path):
+    with FakeOpenAIServer(script=["hang", "hang"], hang_s=1.5) as server:
+        client = server_llm(tmp_path, server.url, timeout=0.3, retries=1)
+        t0 = time.perf_counter()
+        with pytest.raises(LLMError) as info:
+            client.chat(msgs("slow"))
+        elapsed = time.perf_counter() - t0
+        assert server.hits == 2
+        assert elapsed < 1.4  # gave up on its own timeout, not the server's sleep
+        message = str(info.value)
+        assert server.url in message and "test-model" in message and "2 attempts" in message
+        assert "Timeout" in message
+
+
+def test_refused_connection_is_retried_then_named(tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"  # nothing listens here any more
+    with pytest.raises(LLMError) as info:
+        server_llm(tmp_path, url, retries=2).chat(msgs("anyone?"))
+    assert url in str(info.value) and "3 attempts" in str(info.value) and "Connection" in str(info.value)
+
+
+def test_client_error_is_not_retried(tmp_path):
+    with FakeOpenAIServer(script=["400"]) as server:
+        with pytest.raises(LLMError, match="BadRequestError"):
+            server_llm(tmp_path, server.url).chat(msgs("bad"))
+        assert server.hits == 1
+
+
+def test_non_json_body_is_a_clear_error(tmp_path):
+    with FakeOpenAIServer(script=["garbage"]) as server:
+        with pytest.raises(LLMError, match=r"proxy login|chat completion"):
+            server_llm(tmp_path, server.url, retries=0).chat(msgs("q"))
+
+
+def test_json_mode_with_malformed_reply(tmp_path):
+    with FakeOpenAIServer(reply='Here you go: {"answers": ["Iran", "Ira') as server:
+        client = server_llm(tmp_path, server.url)
+        response = client.chat(msgs("answer in JSON"), json_mode=True)
+        assert server.bodies[-1]["response_format"] == {"type": "json_object"}
+        with pytest.raises(LLMError, match="no JSON object or list"):
+            parse_json_reply(response.text)
+        with pytest.raises(LLMError):
+            client.chat_json(msgs("answer in JSON"))
+        assert server.hits == 1  # chat_json reused the cached reply
+    with FakeOpenAIServer(reply='Sure:\n```json\n{"answers": ["Iran"]}\n```') as server:
+        obj, _ = server_llm(tmp_path / "b", server.url).chat_json(msgs("answer in JSON"))
+        assert obj == {"answers": ["Iran"]}
+
+
+def test_server_batch_records_failed_item_and_continues(tmp_path):
+    with FakeOpenAIServer() as server:
+        client = server_llm(tmp_path, server.url, retries=1)
+        out = client.chat_many([msgs("one"), msgs("FAIL two"), msgs("three")], progress=False)
+        assert [r.ok for r in out] == [True, False, True]
+        assert server.url in out[1].error and "InternalServerError" in out[1].error
+        assert server.hits == 1 + 2 + 1  # the failing item was tried twice
+
+
+def test_server_without_usage_falls_back_to_cl100k(tmp_path):
+    with FakeOpenAIServer(usage=False, reply="Iran and Iraq") as server:
+        response = server_llm(tmp_path, server.url).chat(msgs("which countries?"))
+        assert response.token_source == TOKENS_FALLBACK
+        assert response.completion_tokens == 3 and response.prompt_tokens > 0
+
+
+def test_model_is_discovered_when_not_set(tmp_path):
+    with FakeOpenAIServer() as server:
+        client = server_llm(tmp_path, server.url, model=None)
+        assert client.model_name == "served-model"
+        client.chat(msgs("q"))
+        assert server.bodies[-1]["model"] == "served-model"
+        assert client.describe()["endpoint"] == server.url
+
+
+# ----------------------------------------------------------------------------------------------------
+# the embedded default
+
+
+@pytest.mark.slow
+def test_embedded_smollm2_answers(tmp_path):
+    settings = get_settings(cache_dir=tmp_path / "cache").replace(llm_base_url=None)
+    gguf = llm_mod.find_embedded_gguf()
+    assert gguf.suffix == ".gguf" and Path(gguf).stat().st_size > 10_000_000
+    client = LLM(settings, n_ctx=2048)
+    assert client.model_name.startswith("SmolLM2-135M-Instruct")
+    response = client.chat(msgs("What is the capital of France? Answer in one word."), max_tokens=16)
+    assert response.text.strip()
+    assert response.prompt_tokens > 0 and response.completion_tokens > 0
+    assert response.token_source == TOKENS_MODEL
+    assert response.model == client.model_name
+    assert client.chat(msgs("What is the capital of France? Answer in one word."), max_tokens=16).cached
