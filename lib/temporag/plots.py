@@ -111,28 +111,25 @@ def curves(
     note: str = "",
     paper: dict[str, Sequence[float]] | None = None,
     logx: bool = False,
+    highlight: str | None = None,
 ):
-    """Line plot of measured series, with the paper's series dashed where given."""
+    """Line plot of measured series (``highlight`` drawn thick and black), the paper's dashed where given."""
     use_house_style()
     fig, ax = plt.subplots()
     for i, (name, ys) in enumerate(series.items()):
-        ax.plot(xs, ys, marker="o", label=name, color=PALETTE[i % len(PALETTE)])
+        color = "black" if name == highlight else PALETTE[i % len(PALETTE)]
+        ax.plot(xs, ys, marker="o", label=name, color=color, lw=2.6 if name == highlight else 1.4,
+                zorder=3 if name == highlight else 2)
         if paper and name in paper:
-            ax.plot(
-                xs,
-                paper[name],
-                ls="--",
-                marker="x",
-                color=PALETTE[i % len(PALETTE)],
-                alpha=0.6,
-                label=f"{name} (paper)",
-            )
+            ax.plot(xs, paper[name], ls="--", marker="x", color=color, alpha=0.6, label=f"{name} (paper)")
     if logx:
         ax.set_xscale("log")
+        ax.minorticks_off()
+    ax.set_xticks(list(xs), [f"{x:g}" for x in xs])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend()
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
     if note:
         footnote(fig, note)
     fig.tight_layout()
