@@ -1,0 +1,592 @@
+"""STAR-RAG (Zhu et al.): retrieval with seeded personalised PageRank on an MDL rule graph (§3.3, Alg. 1).
+
+The rule graph itself (labels, rule nodes, MDL edges) is built in :mod:`temporag.methods.star_rag_graph`;
+this module is the query side, in the order of Alg. 1 lines 7–16:
+
+1. :meth:`StarRAG.anchors` — the top-K1 events by cosine (line 8).  Events are facts; the cosine is the
+   semantic baseline's (distinct-triple vectors plus its date bonus), so STAR-RAG-no-rule is exactly
+   :class:`~temporag.methods.semantic.SemanticRetriever`.
+2. :func:`seed_personalisation` — map anchors to rule nodes and blend coverage and rank (Appendix C:
+   θ = 0.6, β = 0.7, τ = 1/|U_seed|), or the uniform variant.
+3. :func:`temporag.ppr.personalized_pagerank` — restart α = 0.2, tolerance 1e-5 (lines 10–13).
+4. top-K2 rules, their support sets, re-ranked by the same cosine, top-K1 returned (lines 14–16).
+
+A property worth knowing when reading the results: anchors and the final re-ranking use one score, so
+the output equals the semantic top-K1 except where an anchor's rule nodes all fall outside the top-K2;
+the rule graph then swaps that anchor for the best-scoring event of a better-supported rule.
+
+The reader follows Appendix E's task (ranked answer candidates from numbered events) with the kit's own
+prompt wording; answers are parsed by :func:`temporag.readers.parse_ranked_answers`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from temporag.data.tkg import CSRIndex
+from temporag.methods.semantic import SemanticRetriever, question_times, time_bonus, top_k_stable
+from temporag.methods.star_rag_graph import GraphParams, RuleGraph, RuleNodes, load_or_build
+from temporag.ppr import Transition, personalized_pagerank, personalized_pagerank_many, transition_matrix
+
+K1, K2 = 10, 20
+ALPHA, TOL = 0.2, 1e-5
+THETA, BETA = 0.6, 0.7
+PERSONALISATIONS = ("paper", "uniform")
+
+
+# ---------------------------------------------------------------------------------------------------
+# seeded personalisation (Appendix C)
+
+
+def seed_personalisation(
+    nodes: RuleNodes,
+    anchors: Sequence[int],
+    theta: float = THETA,
+    beta: float = BETA,
+    tau: float | None = None,
+    mode: str = "paper",
+) -> tuple[np.ndarray, np.ndarray]:
+    """(U_seed, γ): the rule nodes of the ranked anchors and their personalisation mass.
+
+    paper: s_u = (1 − θ) c̃_u + θ p̃_u with c̃ the normalised support size and p̃ the normalised sum of
+    β^(j−1) over the anchors f_j the node supports; γ ∝ s + τ (τ = 1/|U_seed| by default).
+    uniform: γ = 1/|U_seed| (STAR-RAG-uniform)."""
+    if mode not in PERSONALISATIONS:
+        raise ValueError(f"mode must be one of {PERSONALISATIONS}")
+    node_parts, weight_parts = [], []
+    for j, f in enumerate(anchors):
+        members = nodes.of_fact[int(f)]
+        node_parts.append(members)
+        weight_parts.append(np.full(len(members), beta**j))
+    if not node_parts or sum(len(p) for p in node_parts) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    all_nodes = np.concatenate(node_parts).astype(np.int64)
+    seeds, inv = np.unique(all_nodes, return_inverse=True)
+    if mode == "uniform":
+        return seeds, np.full(len(seeds), 1.0 / len(seeds))
+    p = np.bincount(inv, weights=np.concatenate(weight_parts), minlength=len(seeds))
+    c = nodes.sizes[seeds].astype(float)
+    s = (1 - theta) * c / c.sum() + theta * p / p.sum()
+    tau = 1.0 / len(seeds) if tau is None else tau
+    gamma = (s + tau) / (s + tau).sum()
+    return seeds, gamma
+
+
+# ---------------------------------------------------------------------------------------------------
+# retrieval
+
+
+@dataclass
+class StarTrace:
+    """What one retrieval did, for the notebook's step-by-step views and the audit trail."""
+
+    facts: np.ndarray  # the top-K1 events returned
+    anchors: np.ndarray
+    seeds: np.ndarray
+    gamma: np.ndarray
+    rules: np.ndarray  # top-K2 rule nodes by π
+    rule_mass: np.ndarray
+    n_candidates: int
+    iterations: int
+    seconds: float  # this question's retrieval time (embedding excluded; shared batch work pro rata)
+
+    @property
+    def swapped_anchors(self) -> int:
+        """Anchors that are not among the returned events (0: STAR-RAG returned the semantic top-K1)."""
+        return int((~np.isin(self.anchors, self.facts)).sum())
+
+    @property
+    def seed_rules_in_top(self) -> int:
+        return int(np.isin(self.rules, self.seeds).sum())
+
+    def to_record(self) -> dict:
+        return {
+            "facts": self.facts.tolist(),
+            "anchors": self.anchors.tolist(),
+            "seeds": len(self.seeds),
+            "rules": self.rules.tolist(),
+            "seed_rules_in_top": self.seed_rules_in_top,
+            "swapped_anchors": self.swapped_anchors,
+            "candidates": self.n_candidates,
+            "ppr_iterations": self.iterations,
+            "retrieval_s": self.seconds,
+        }
+
+
+class QueryScores:
+    """One question's event scores, computed only for the events asked about.
+
+    score(f) = cos(q, triple(f)) + the semantic baseline's date bonus.  Scoring all 461K events per
+    question costs a 461K gather; :meth:`top` finds the same top-k from the 166,760 triple scores: the
+    k best triples hold at least k events, which bounds the k-th best event score from below, and only
+    triples within one date bonus of that bound can still contribute."""
+
+    def __init__(self, retriever: StarRAG, triple_row: np.ndarray, question: str) -> None:
+        self.r = retriever
+        self.triple_row = triple_row
+        self.times = question_times(question)
+        self.bonus = retriever.semantic.time_weight if self.times else 0.0
+
+    def of(self, facts: np.ndarray) -> np.ndarray:
+        """Scores of the given events."""
+        kg = self.r.kg
+        scores = self.triple_row[kg.triple_of_fact[facts]]
+        if self.times:
+            scores = scores + time_bonus(kg, facts, self.times, self.r.semantic.time_weight)
+        return scores
+
+    def all(self) -> np.ndarray:
+        return self.of(np.arange(len(self.r.kg)))
+
+    def top(self, k: int) -> np.ndarray:
+        """The top-k events, exactly ``top_k_stable(self.all(), k)`` (ties: earlier fact first)."""
+        row = self.triple_row
+        m = min(k, len(row))
+        first = self.r.facts_of_triples(np.argpartition(-row, m - 1)[:m])
+        lower = np.partition(self.of(first), len(first) - k)[len(first) - k] if len(first) >= k else -np.inf
+        cands = self.r.facts_of_triples(np.flatnonzero(row >= lower - self.bonus - 1e-6))
+        return cands[top_k_stable(self.of(cands), k)].astype(np.int64)
+
+
+@dataclass
+class StarRAG:
+    """The STAR-RAG retriever over a built rule graph (Alg. 1 lines 7–16).
+
+    Questions are processed in batches of ``batch_size``: the cosine of every distinct triple is one
+    matrix product per batch (reading the 166,760 × 384 vectors once instead of once per question) and
+    the batch's PPRs iterate together; each question is charged its share of that work plus its own
+    steps.  Results are those of the one-question path."""
+
+    kg: object
+    graph: RuleGraph
+    semantic: SemanticRetriever
+    k1: int = K1
+    k2: int = K2
+    alpha: float = ALPHA
+    tol: float = TOL
+    theta: float = THETA
+    beta: float = BETA
+    personalisation: str = "paper"
+    edge_weight: str = "rate"
+    batch_size: int = 64
+    dtype: type = np.float32  # PPR arithmetic; float32 halves memory traffic, far below the 1e-5 tolerance
+    trans: Transition = field(init=False)
+
+    def __post_init__(self) -> None:
+        u, v = self.graph.edges
+        self.trans = transition_matrix(
+            len(self.graph.nodes), u, v, self.graph.edge_weights(self.edge_weight), symmetric=True
+        )
+        self._mark = np.zeros(len(self.kg), dtype=bool)
+        self._by_triple = CSRIndex.build(self.kg.triple_of_fact, self.kg.n_triples)
+
+    _SETTINGS = ("kg", "graph", "semantic", "k1", "k2", "alpha", "tol", "theta", "beta", "personalisation")
+
+    def variant(self, **changes) -> StarRAG:
+        """The same graph and encoder with other settings (ablations, readings of the released code)."""
+        same = {k: getattr(self, k) for k in (*self._SETTINGS, "edge_weight", "batch_size", "dtype")}
+        if changes.get("edge_weight", self.edge_weight) == self.edge_weight and "graph" not in changes:
+            clone = object.__new__(StarRAG)
+            clone.__dict__.update({**self.__dict__, **changes})
+            clone._mark = np.zeros(len(self.kg), dtype=bool)
+            return clone
+        return StarRAG(**{**same, **changes})
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _union(self, parts: list[np.ndarray]) -> np.ndarray:
+        """Sorted union of fact-id arrays (a boolean scratch mask beats sorting for large unions)."""
+        if not parts:
+            return np.zeros(0, dtype=np.int64)
+        members = np.concatenate(parts)
+        self._mark[members] = True
+        out = np.flatnonzero(self._mark)
+        self._mark[members] = False
+        return out
+
+    def facts_of_triples(self, triples: np.ndarray) -> np.ndarray:
+        """All events of the given distinct triples, ascending."""
+        off, ids = self._by_triple.offsets, self._by_triple.ids
+        starts, ends = off[triples], off[np.asarray(triples) + 1]
+        lens = ends - starts
+        flat = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        return np.sort(ids[flat]).astype(np.int64)
+
+    # -- steps ---------------------------------------------------------------------------------
+    def triple_scores(self, q_vecs: np.ndarray) -> np.ndarray:
+        """Cosine of every distinct triple to each question (rows: questions), one matrix product."""
+        return np.atleast_2d(q_vecs).astype(np.float32) @ self.semantic.triple_vectors.T
+
+    def query(self, q_vec: np.ndarray, question: str) -> QueryScores:
+        """One question's scorer (the semantic baseline's ``fact_scores``, computed lazily)."""
+        return QueryScores(self, self.triple_scores(q_vec)[0], question)
+
+    def anchors(self, scores: QueryScores, k1: int | None = None) -> np.ndarray:
+        """Alg. 1 line 8: the top-K1 events."""
+        return scores.top(k1 or self.k1)
+
+    def personalise(self, anchors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Alg. 1 line 9 / Appendix C."""
+        return seed_personalisation(
+            self.graph.nodes, anchors, self.theta, self.beta, mode=self.personalisation
+        )
+
+    def propagate(self, seeds: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, int]:
+        """Alg. 1 lines 10–13: PPR from γ on the rule graph."""
+        full = np.zeros(self.trans.n)
+        full[seeds] = gamma
+        return personalized_pagerank(self.trans, full, self.alpha, self.tol, dtype=self.dtype)
+
+    @staticmethod
+    def top_rules(pi: np.ndarray, k2: int) -> np.ndarray:
+        """Alg. 1 line 14: the top-K2 rule nodes by π (only nodes the walk reached)."""
+        reached = np.flatnonzero(pi > 0)
+        return reached[top_k_stable(pi[reached], k2)]
+
+    def candidates(self, rules: np.ndarray) -> np.ndarray:
+        """Alg. 1 line 15: the union of the rules' support sets (ascending fact ids)."""
+        sup = self.graph.nodes.support
+        return self._union([sup[int(r)] for r in rules])
+
+    @staticmethod
+    def rerank(candidates: np.ndarray, scores: QueryScores, k1: int) -> np.ndarray:
+        """Alg. 1 line 16: the top-K1 candidates by the same score (ties: earlier fact first)."""
+        return candidates[top_k_stable(scores.of(candidates), k1)]
+
+    # -- many questions --------------------------------------------------------------------------
+    def _batches(self, n: int, desc: str, progress: bool):
+        starts = range(0, n, self.batch_size)
+        for start in tqdm(starts, desc=desc, disable=not progress or len(starts) < 2):
+            yield list(range(start, min(start + self.batch_size, n)))
+
+    def _score_batch(self, questions, q_vecs, batch) -> tuple[list[QueryScores], float]:
+        t0 = time.perf_counter()
+        rows = self.triple_scores(q_vecs[batch])
+        return [QueryScores(self, rows[j], questions[i]) for j, i in enumerate(batch)], (
+            time.perf_counter() - t0
+        ) / len(batch)
+
+    def run(
+        self,
+        questions: Sequence[str],
+        q_vecs: np.ndarray,
+        settings: Sequence[tuple[int, int]] | None = None,
+        progress: bool = True,
+    ) -> dict[tuple[int, int], list[StarTrace]]:
+        """Traces for every question and every (K1, K2) in ``settings`` (default: this retriever's).
+
+        Per batch: one matrix product for the cosines, one batched PPR per distinct K1."""
+        settings = list(settings or [(self.k1, self.k2)])
+        k1s = sorted({a for a, _ in settings})
+        out: dict[tuple[int, int], list[StarTrace]] = {st: [] for st in settings}
+        for batch in self._batches(len(questions), "STAR-RAG retrieval", progress):
+            b = len(batch)
+            scores, shared = self._score_batch(questions, q_vecs, batch)
+            for a in k1s:
+                spent = np.full(b, shared)
+                anchors, seeds, gammas = [], [], np.zeros((self.trans.n, b))
+                for j in range(b):
+                    t0 = time.perf_counter()
+                    anchors.append(self.anchors(scores[j], a))
+                    sd, gm = self.personalise(anchors[j])
+                    seeds.append(sd)
+                    gammas[sd, j] = gm
+                    spent[j] += time.perf_counter() - t0
+                ok = np.flatnonzero(gammas.sum(axis=0) > 0)
+                pis = np.zeros((self.trans.n, b))
+                iters = np.zeros(b, dtype=int)
+                if len(ok):
+                    t0 = time.perf_counter()
+                    pis[:, ok], iters[ok] = personalized_pagerank_many(
+                        self.trans, gammas[:, ok], self.alpha, self.tol, dtype=self.dtype
+                    )
+                    spent += (time.perf_counter() - t0) / b
+                for bk in [bb for aa, bb in settings if aa == a]:
+                    for j in range(b):
+                        t0 = time.perf_counter()
+                        rules = self.top_rules(pis[:, j], bk)
+                        cands = self.candidates(rules)
+                        facts = self.rerank(cands, scores[j], a)
+                        own = time.perf_counter() - t0
+                        out[(a, bk)].append(
+                            StarTrace(
+                                facts=facts,
+                                anchors=anchors[j],
+                                seeds=seeds[j],
+                                gamma=gammas[seeds[j], j],
+                                rules=rules,
+                                rule_mass=pis[rules, j],
+                                n_candidates=len(cands),
+                                iterations=int(iters[j]),
+                                seconds=float(spent[j] + own),
+                            )
+                        )
+        return out
+
+    def retrieve(
+        self,
+        questions: Sequence[str],
+        q_vecs: np.ndarray | None = None,
+        k1: int | None = None,
+        k2: int | None = None,
+        progress: bool = True,
+    ) -> tuple[list[np.ndarray], np.ndarray, list[StarTrace]]:
+        """Ranked top-K1 events per question, per-question latency (embedding excluded) and traces."""
+        if q_vecs is None:
+            q_vecs = self.semantic.embed_questions(list(questions))
+        setting = (k1 or self.k1, k2 or self.k2)
+        traces = self.run(questions, q_vecs, [setting], progress)[setting]
+        return [t.facts for t in traces], np.array([t.seconds for t in traces]), traces
+
+    def retrieve_one(
+        self, q_vec: np.ndarray, question: str, k1: int | None = None, k2: int | None = None
+    ) -> StarTrace:
+        """One question (the notebook's walk-through)."""
+        return self.retrieve([question], np.atleast_2d(q_vec), k1, k2, progress=False)[2][0]
+
+    def retrieve_no_rule(
+        self, questions: Sequence[str], q_vecs: np.ndarray, k: int | None = None, progress: bool = True
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """STAR-RAG-no-rule: the anchors themselves (semantic search only), timed the same way."""
+        k = k or self.k1
+        ranked, latency = [], []
+        for batch in self._batches(len(questions), "no-rule retrieval", progress):
+            scores, shared = self._score_batch(questions, q_vecs, batch)
+            for sc in scores:
+                t0 = time.perf_counter()
+                ranked.append(self.anchors(sc, k))
+                latency.append(shared + time.perf_counter() - t0)
+        return ranked, np.asarray(latency)
+
+    def sweep(
+        self,
+        questions: Sequence[str],
+        q_vecs: np.ndarray,
+        k1s: Sequence[int],
+        k2s: Sequence[int],
+        progress: bool = True,
+    ) -> dict[tuple[int, int], list[np.ndarray]]:
+        """Top-K1 events for every (K1, K2) pair (Fig. 5)."""
+        runs = self.run(questions, q_vecs, [(a, b) for a in k1s for b in k2s], progress)
+        return {key: [t.facts for t in traces] for key, traces in runs.items()}
+
+
+def build(
+    kg,
+    params: GraphParams | None = None,
+    semantic: SemanticRetriever | None = None,
+    progress: bool = False,
+    **query_settings,
+) -> StarRAG:
+    """The rule graph (cached) and the retriever on top of it."""
+    from temporag.embed import Encoder
+
+    graph = load_or_build(kg, params, progress=progress)
+    semantic = semantic or SemanticRetriever(kg, Encoder())
+    return StarRAG(kg, graph, semantic, **query_settings)
+
+
+# ---------------------------------------------------------------------------------------------------
+# reader (Appendix E's task in the kit's own words)
+
+_READER_SYSTEM = (
+    "You answer questions about dated events between actors. Each event reads "
+    "'subject relation object on date': the subject does the relation to the object, so keep that "
+    "direction. Use the events whose relation matches the question, then apply the question's time "
+    "condition exactly: before or after a date or another event, the first or the last one, or a "
+    "given year, month or day. Reply with 'Answer:' and a Python list of strings, nothing else."
+)
+
+_DEMO = (
+    "Example (not about the events below).\n"
+    "Events:\n"
+    "1. Kenya Praise or endorse Uganda on 2009-03-02\n"
+    "2. Kenya Praise or endorse Tanzania on 2009-06-15\n"
+    "3. Kenya Praise or endorse Rwanda on 2010-01-20\n"
+    "Question: Who did Kenya praise last before Rwanda?\n"
+    "Answer: ['Tanzania', 'Uganda']"
+)
+_THOUGHT_DEMO = "Thought: Kenya praised Rwanda on 2010-01-20; the latest earlier praise is Tanzania.\n"
+
+_ANSWER_FORMAT = {
+    "entity": "Candidates are names written as in the events.",
+    "time": "Candidates are dates written YYYY-MM-DD, YYYY-MM or YYYY, as precise as the question asks.",
+}
+
+
+def build_star_prompt(
+    question: str,
+    events: Sequence[str],
+    answer_type: str | None = None,
+    n_candidates: int = 10,
+    one_shot: bool = False,
+    thought: bool = False,
+) -> list[dict[str, str]]:
+    """System + user messages: the numbered events, the question, and the request for ``n_candidates``
+    ranked answer candidates as a Python list.
+
+    Appendix E adds a one-shot demonstration and a "Thought:" before the answer: ``one_shot`` and
+    ``thought`` switch them on (the kit's own example and wording).  Both are off for the embedded 135M
+    reader, which copies the demonstration's events into its answers and does not reason usefully."""
+    listed = "\n".join(f"{i}. {e}" for i, e in enumerate(events, 1)) or "(no events retrieved)"
+    demo = _DEMO.replace("Answer:", _THOUGHT_DEMO + "Answer:") if thought else _DEMO
+    ask = (
+        f"Write 'Thought:' with one short sentence, then 'Answer:' and a Python list of up to "
+        f"{n_candidates} short answer candidates, best first."
+        if thought
+        else f"Write 'Answer:' and a Python list of up to {n_candidates} short answer candidates, best first."
+    )
+    parts = [
+        demo if one_shot else "",
+        f"Events:\n{listed}",
+        f"Question: {question.strip()}",
+        _ANSWER_FORMAT.get(answer_type or "", ""),
+        ask,
+    ]
+    return [
+        {"role": "system", "content": _READER_SYSTEM},
+        {"role": "user", "content": "\n\n".join(p for p in parts if p)},
+    ]
+
+
+def reader_budget(n_candidates: int = 10, thought: bool = False) -> int:
+    """Completion tokens: room for ``n_candidates`` short names (≈ 12 tokens each), plus a thought."""
+    return 16 + 12 * n_candidates + (60 if thought else 0)
+
+
+def prompt_tokens(messages: list[dict[str, str]]) -> int:
+    """Tokens of a prompt by cl100k_base (the kit's labelled fallback count; no model needed)."""
+    from temporag.llm import cl100k_count
+
+    return cl100k_count("\n".join(f"{m['role']}: {m['content']}" for m in messages))
+
+
+def read(
+    llm,
+    kg,
+    questions: Sequence,
+    ranked: Sequence[np.ndarray],
+    n_candidates: int = 10,
+    one_shot: bool = False,
+    thought: bool = False,
+    progress: bool = True,
+    desc: str = "STAR-RAG reader",
+) -> list:
+    """Ask ``llm`` for ranked candidates from each question's events; returns ReaderResult per question."""
+    from temporag.readers import ReaderResult, parse_ranked_answers
+
+    prompts = [
+        build_star_prompt(q.question, kg.verbalise_many(r), q.answer_type, n_candidates, one_shot, thought)
+        for q, r in zip(questions, ranked)
+    ]
+    responses = llm.chat_many(
+        prompts, max_tokens=reader_budget(n_candidates, thought), progress=progress, desc=desc
+    )
+    out = []
+    for q, resp in zip(questions, responses):
+        if resp.error is not None:
+            out.append(ReaderResult(question=q.question, response=resp, error=resp.error))
+        else:
+            answers = [
+                clean_candidate(a, q.answer_type) for a in parse_ranked_answers(resp.text, top_k=n_candidates)
+            ]
+            out.append(
+                ReaderResult(q.question, list(dict.fromkeys(a for a in answers if a)), resp.text, resp)
+            )
+    return out
+
+
+_DATE_TAIL = re.compile(r"\s+(?:on|in|at)\s+\d{4}(?:-\d{2}){0,2}\s*$", re.I)
+
+
+def clean_candidate(answer: str, answer_type: str | None) -> str:
+    """Drop the date an entity candidate copied from its event line ('Iran on 2005-03-02' → 'Iran')."""
+    return _DATE_TAIL.sub("", answer).strip() if answer_type == "entity" else answer
+
+
+def hits(results: Sequence, questions: Sequence, ks: Sequence[int] = (1, 5, 10)) -> dict[int, np.ndarray]:
+    """Per-question strict Hits@k (MultiTQ rule) of reader results."""
+    from temporag.evaluate import strict_hit
+
+    return {
+        k: np.array(
+            [
+                strict_hit(r.answers, q.answers, k=k, answer_type=q.answer_type)
+                for r, q in zip(results, questions)
+            ],
+            dtype=float,
+        )
+        for k in ks
+    }
+
+
+# ---------------------------------------------------------------------------------------------------
+# the other data sets of Table 2
+
+
+@dataclass(frozen=True)
+class GenericQuestion:
+    """A question in the shape the pipeline needs (MultiTQ's fields), adapted from another data set."""
+
+    quid: int
+    question: str
+    answers: tuple[str, ...]
+    answer_type: str
+    time_level: str
+    qtype: str
+    qlabel: str
+
+
+def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list[GenericQuestion]]:
+    """(kg, questions) for Table 2's CronQuestions / Forecast columns, or raise ``MissingDataError``
+    naming what is absent (CronQuestions facts are not staged; ForecastTKGQuestions has no questions)."""
+    from temporag.data.errors import MissingDataError
+
+    if dataset == "CronQuestions":
+        from temporag.data import cronquestions
+
+        kg = cronquestions.load_kg(data_dir=data_dir)
+        raw = cronquestions.load_complex_questions("valid", data_dir=data_dir)
+        qs = []
+        for q in raw:
+            if q.answer_type == "entity":
+                answers = tuple(kg.entity_labels[kg.entity_id[a]] for a in q.answers if a in kg.entity_id)
+            else:
+                answers = tuple(str(a) for a in q.answers)
+            qs.append(GenericQuestion(q.uniq_id, q.text, answers, q.answer_type, "year", q.type, "Multiple"))
+        return kg, qs
+    if dataset == "Forecast":
+        from temporag.data import forecast
+
+        forecast.load_mappings(data_dir)  # the KG side is staged (raises if not)
+        raise MissingDataError(
+            "forecasttkgquestions/questions (ForecastTKGQuestions QA pairs: none are staged, only the "
+            "ICEWS21 KG, and the kit has no question loader for them)",
+            "forecasttkgquestions",
+        )
+    raise KeyError(f"unknown Table 2 data set {dataset!r}")
+
+
+def pipeline(
+    kg,
+    questions: Sequence,
+    k1: int = K1,
+    k2: int = K2,
+    llm=None,
+    params: GraphParams | None = None,
+    retriever: StarRAG | None = None,
+) -> list[dict]:
+    """STAR-RAG end to end: rule graph (cached) → PPR retrieval → (if an LLM is given) ranked answers."""
+    retriever = retriever or build(kg, params)
+    ranked, latency, traces = retriever.retrieve([q.question for q in questions], k1=k1, k2=k2)
+    records = [{"quid": q.quid, **t.to_record()} for q, t in zip(questions, traces)]
+    if llm is not None:
+        for rec, res in zip(records, read(llm, kg, questions, ranked)):
+            rec["answers"] = list(res.answers)
+            rec["error"] = res.error
+    return records

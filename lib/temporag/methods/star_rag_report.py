@@ -1,0 +1,293 @@
+"""STAR-RAG's tables and figures: the kit's numbers next to the paper's, ready for the notebook.
+
+One job: turn rule graphs and retrieval runs into the artifacts of the paper (rule-graph anatomy, a
+Fig. 2-style neighbourhood, Tables 2–4, Figs. 3 and 5), so the notebook cells stay one call each.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from temporag import evaluate, plots
+from temporag.methods.star_rag_graph import RuleGraph
+
+log = logging.getLogger(__name__)
+KIND_NAMES = {0: "subject label differs", 1: "relation differs", 2: "object label differs"}
+MISSING_PAPER_NUMBERS: list[str] = []
+
+
+def paper(source: str, row: str, column: str, dataset: str | None = "MultiTQ") -> float | None:
+    """The paper's printed value from ``temporag.reported`` (None, logged, when it is not transcribed)."""
+    from temporag import reported
+
+    try:
+        return reported.lookup("star_rag", source, row, column, dataset=dataset)
+    except KeyError as exc:
+        key = f"{source} / {row} / {column} / {dataset}"
+        if key not in MISSING_PAPER_NUMBERS:
+            MISSING_PAPER_NUMBERS.append(key)
+            log.info("paper number not in reported.py: %s (%s)", key, exc)
+        return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# LLM-free retrieval metrics
+
+
+def recall_by_category(
+    kg, questions: Sequence, ranked: Mapping[str, Sequence[np.ndarray]], k: int, seed: int = 0
+):
+    """Answer recall of the top-k retrieved events per method: overall, per qtype and per qlabel.
+
+    Returns (per-question values per method, long DataFrame with bootstrap CIs)."""
+    import pandas as pd
+
+    values, frames = {}, []
+    for name, lists in ranked.items():
+        values[name] = evaluate.answer_recall_at_k(kg, lists, questions, [k])[k]
+        df = evaluate.breakdown(questions, values[name], by=["qtype", "qlabel"], seed=seed)
+        df.insert(0, "method", name)
+        frames.append(df)
+    return values, pd.concat(frames, ignore_index=True)
+
+
+def pivot_recall(table, methods: Sequence[str]):
+    """Rows: overall, Single/Multiple, each qtype; columns: methods (mean recall) and n."""
+    order = [("overall", "all"), ("qlabel", "Single"), ("qlabel", "Multiple")]
+    order += [("qtype", c) for c in sorted(table[table.group == "qtype"].category.unique())]
+    rows = []
+    for group, cat in order:
+        sub = table[(table.group == group) & (table.category == cat)]
+        if sub.empty:
+            continue
+        row = {"group": group, "category": cat, "n": int(sub.n.iloc[0])}
+        for m in methods:
+            hit = sub[sub.method == m]
+            row[m] = float(hit["mean"].iloc[0]) if len(hit) else np.nan
+        rows.append(row)
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------------
+# rule-graph figures
+
+
+def anatomy_figure(graph: RuleGraph, title: str = ""):
+    """Four panels: labels per entity, |supp(u)|, candidate vs selected edges by kind, description length."""
+    import matplotlib.pyplot as plt
+
+    plots.use_house_style()
+    fig, axes = plt.subplots(2, 2, figsize=(10, 6.4))
+    counts = graph.labels.counts
+    ks = np.arange(1, max(1, int(counts.max())) + 1)
+    axes[0, 0].bar(ks, [int((counts == k).sum()) for k in ks], color=plots.KIT)
+    axes[0, 0].set(xlabel="labels per entity", ylabel="entities", title="(a) Alg. 2: labels per entity")
+    axes[0, 0].set_xticks(ks)
+    sizes = graph.nodes.sizes
+    bins = np.logspace(0, np.log10(max(2, sizes.max())), 30)
+    axes[0, 1].hist(sizes, bins=bins, color=plots.KIT)
+    axes[0, 1].set(xscale="log", yscale="log", xlabel="|supp(u)| (events)", ylabel="rule nodes")
+    axes[0, 1].set_title(f"(b) Eq. 1: {len(graph.nodes):,} rule nodes")
+    kinds = [0, 1, 2]
+    cand = [int((graph.candidates.kind == k).sum()) for k in kinds]
+    sel = [int((graph.candidates.kind[graph.mdl.selected] == k).sum()) for k in kinds]
+    x = np.arange(3)
+    axes[1, 0].bar(x - 0.2, cand, 0.4, label="candidate (|T_uv| > 0)", color=plots.PAPER)
+    axes[1, 0].bar(x + 0.2, sel, 0.4, label="MDL-selected", color=plots.KIT)
+    axes[1, 0].set_xticks(x, [KIND_NAMES[k] for k in kinds], rotation=10)
+    axes[1, 0].set(yscale="log", ylabel="edges", title="(c) Eq. 2 candidates vs MDL selection")
+    axes[1, 0].legend()
+    parts = graph.mdl.parts_after
+    names = ["L(M)", "L_cov", "L_time", "total"]
+    vals = [graph.mdl.L_before, 0, 0, graph.mdl.L_before]
+    after = [parts["L(M)"], parts["L_cov"], parts["L_time"], parts["total"]]
+    axes[1, 1].bar(np.arange(4) - 0.2, vals, 0.4, label="empty model", color=plots.PAPER)
+    axes[1, 1].bar(np.arange(4) + 0.2, after, 0.4, label="after greedy MDL", color=plots.KIT)
+    axes[1, 1].set_yscale("symlog")
+    axes[1, 1].set_xticks(np.arange(4), names)
+    axes[1, 1].set(ylabel="bits (symlog)", title="(d) description length L(G, M)")
+    axes[1, 1].legend()
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def mdl_trace_figure(graph: RuleGraph):
+    """L(G, M) after each accepted edge of the greedy search (Alg. 1 lines 5–6)."""
+    import matplotlib.pyplot as plt
+
+    plots.use_house_style()
+    fig, ax = plt.subplots()
+    trace = graph.mdl.trace
+    ax.plot(np.arange(1, len(trace) + 1), -trace, color=plots.KIT)
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="edges accepted",
+        ylabel="−L(G, M) (bits saved)",
+        title=f"Greedy MDL: {graph.mdl.n_selected:,} of {len(graph.candidates):,} candidate edges kept",
+    )
+    plots.footnote(
+        fig,
+        f"{graph.mdl.passes} passes over candidates in a fixed order (most negative own data cost first); "
+        f"spans in units of {graph.mdl.time_unit_days:.0f} days.",
+    )
+    fig.tight_layout()
+    return fig
+
+
+def node_label(graph: RuleGraph, kg, u: int) -> str:
+    """Two-line label of a rule node for drawings: relation, then 'T<c_s> → T<c_o>'."""
+    rel = kg.relation_labels[int(graph.nodes.r[u])]
+    rel = rel if len(rel) <= 22 else rel[:21] + "…"
+    return f"{rel}\nT{int(graph.nodes.a_s[u])} → T{int(graph.nodes.a_o[u])}"
+
+
+def draw_neighbourhood(
+    graph: RuleGraph,
+    kg,
+    center: int,
+    pi: np.ndarray | None = None,
+    seeds: Sequence[int] = (),
+    max_neighbours: int = 8,
+    title: str = "",
+):
+    """Fig. 2-style drawing: a rule node and its MDL-selected neighbours (the ones PPR ranks highest,
+    else the closest in time); edge labels say which component differs and the mean span."""
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    plots.use_house_style()
+    u, v = graph.edges
+    sel = np.flatnonzero(graph.mdl.selected)
+    touch = (u == center) | (v == center)
+    nbrs = np.where(u[touch] == center, v[touch], u[touch])
+    edge_ids = sel[touch]
+    if pi is not None:
+        order = np.lexsort((nbrs, -pi[nbrs]))
+    else:
+        order = np.lexsort((nbrs, graph.candidates.mean_span[edge_ids]))
+    keep = order[:max_neighbours]
+    nbrs, edge_ids = nbrs[keep], edge_ids[keep]
+    g = nx.Graph()
+    g.add_node(int(center))
+    shown = {int(center), *nbrs.tolist()}
+    for n_, e in zip(nbrs.tolist(), edge_ids.tolist()):
+        g.add_edge(int(center), n_, kind=int(graph.candidates.kind[e]), span=graph.candidates.mean_span[e])
+    for a, b, e in zip(u.tolist(), v.tolist(), sel.tolist()):  # edges among the shown neighbours
+        if a in shown and b in shown and a != center and b != center:
+            g.add_edge(a, b, kind=int(graph.candidates.kind[e]), span=graph.candidates.mean_span[e])
+    pos = nx.shell_layout(g, [[int(center)], nbrs.tolist()]) if len(nbrs) else {int(center): (0, 0)}
+    fig, ax = plt.subplots(figsize=(8.5, 7))
+    ax.grid(False)
+    ax.axis("off")
+    values = (
+        np.array([pi[n] for n in g.nodes])
+        if pi is not None
+        else np.array([graph.nodes.sizes[n] for n in g.nodes])
+    )
+    colours = np.log10(np.maximum(values, 1e-9))
+    seed_set = {int(s) for s in seeds}
+    widths = [1.0 + 2.0 * (d["kind"] == 1) for _, _, d in g.edges(data=True)]
+    nx.draw_networkx_edges(g, pos, ax=ax, width=widths, edge_color="#999999")
+    short = {0: "c_s", 1: "r", 2: "c_o"}
+    nx.draw_networkx_edge_labels(  # only the centre's edges are labelled, to keep the drawing readable
+        g,
+        pos,
+        ax=ax,
+        font_size=6.5,
+        edge_labels={
+            (a, b): f"{short[d['kind']]} · {d['span']:.0f} d"
+            for a, b, d in g.edges(data=True)
+            if center in (a, b)
+        },
+    )
+    nodes = list(g.nodes)
+    coll = nx.draw_networkx_nodes(
+        g,
+        pos,
+        ax=ax,
+        nodelist=nodes,
+        node_color=colours,
+        cmap="viridis",
+        node_size=[900 if n == center else 500 for n in nodes],
+        edgecolors=["#d62728" if n in seed_set else "#333333" for n in nodes],
+        linewidths=[2.5 if n in seed_set else 0.8 for n in nodes],
+    )
+    for n in nodes:
+        x, y = pos[n]
+        ax.annotate(
+            f"{node_label(graph, kg, n)}\n|supp|={int(graph.nodes.sizes[n])}",
+            (x, y),
+            xytext=(0, -22),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            fontsize=6.5,
+        )
+    cb = fig.colorbar(coll, ax=ax, shrink=0.6)
+    cb.set_label("log10 π (PPR mass)" if pi is not None else "log10 |supp(u)|")
+    labels_used = sorted({int(graph.nodes.a_s[n]) for n in nodes} | {int(graph.nodes.a_o[n]) for n in nodes})
+    legend = "\n".join(graph.labels.name(t, kg, short=True) for t in labels_used[:10])
+    if len(labels_used) > 10:
+        legend += f"\n… and {len(labels_used) - 10} more labels"
+    plots.footnote(
+        fig,
+        "red ring = seed rule node; edge label = differing component (c_s subject label, r relation, "
+        "c_o object label) · mean span of T_uv;\nthick edge = relation differs; grey edges among neighbours "
+        f"are MDL-selected too.\n\nLabels (TypeID{{relation subset}}, * = fallback):\n{legend}",
+    )
+    ax.set_title(title or f"Rule-graph neighbourhood of node {center}")
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------------
+# comparison figures
+
+
+def fig3_tokens_time(
+    methods: Sequence[str],
+    tokens: Sequence[float],
+    seconds: Sequence[float],
+    paper_tokens: Mapping[str, float | None],
+    paper_seconds: Mapping[str, float | None],
+    note: str = "",
+):
+    """Fig. 3: tokens and time per question, the kit's bars beside the paper's where it prints them."""
+    import matplotlib.pyplot as plt
+
+    plots.use_house_style()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    names = list(methods) + [m for m in paper_tokens if m not in methods]
+    x = np.arange(len(names))
+    for ax, kit, ref, ylabel in (
+        (axes[0], tokens, paper_tokens, "tokens per question"),
+        (axes[1], seconds, paper_seconds, "seconds per question"),
+    ):
+        kit_vals = [kit[list(methods).index(n)] if n in methods else np.nan for n in names]
+        ref_vals = [np.nan if ref.get(n) is None else ref[n] for n in names]
+        ax.bar(x - 0.2, kit_vals, 0.4, color=plots.KIT, label="kit (measured)")
+        ax.bar(x + 0.2, ref_vals, 0.4, color=plots.PAPER, hatch="//", edgecolor="#888888", label="paper")
+        for xi, val in zip(x, kit_vals):
+            if val == val:
+                ax.annotate(f"{val:.3g}", (xi - 0.2, val), ha="center", va="bottom", fontsize=7)
+        for xi, val in zip(x, ref_vals):
+            if val == val:
+                ax.annotate(f"{val:.3g}", (xi + 0.2, val), ha="center", va="bottom", fontsize=7)
+        ax.set_xticks(x, names, rotation=15, ha="right")
+        ax.set_ylabel(ylabel)
+        ax.set_yscale("log")
+    axes[0].set_title("Fig. 3 (left): tokens per question")
+    axes[1].set_title("Fig. 3 (right): time per question")
+    axes[0].legend()
+    if note:
+        plots.footnote(fig, note)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,215 @@
+"""STAR-RAG rule graph: Apriori labels, rule nodes, exact Hamming-1 spans, incremental MDL (tiny KGs + a
+real MultiTQ slice), and the cached build on the full KG."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from temporag.data.tkg import TemporalKG
+from temporag.methods import star_rag_graph as G
+
+
+def make_kg(facts: list[tuple[int, int, int, int]], n_ent: int, n_rel: int) -> TemporalKG:
+    s, r, o, t = (np.asarray(c, dtype=np.int32) for c in zip(*facts))
+    return TemporalKG(
+        s, r, o, t, t.copy(), [f"e{i}" for i in range(n_ent)], [f"r{i}" for i in range(n_rel)], name="toy"
+    )
+
+
+# relation sets: e0 {0,1,2}, e1 {0,1,2}, e2 {0,1}, e3 {0,3}, e4 {3}, e5 {3}
+TOY = [
+    (0, 0, 1, 0),
+    (0, 1, 1, 3),
+    (0, 2, 1, 5),
+    (1, 2, 0, 9),
+    (2, 0, 3, 2),
+    (2, 1, 0, 4),
+    (4, 3, 5, 7),
+    (3, 3, 5, 8),
+    (5, 3, 4, 20),
+    (0, 0, 1, 11),
+]
+
+
+def random_kg(seed: int, n_ent: int = 9, n_rel: int = 4, n_facts: int = 90, days: int = 40) -> TemporalKG:
+    rng = np.random.default_rng(seed)
+    facts = set()
+    while len(facts) < n_facts:
+        s, o = rng.choice(n_ent, 2, replace=False)
+        facts.add((int(s), int(rng.integers(n_rel)), int(o), int(rng.integers(days))))
+    return make_kg(sorted(facts, key=lambda f: f[3]), n_ent, n_rel)
+
+
+def test_relation_sets_and_apriori_patterns():
+    kg = make_kg(TOY, 6, 4)
+    relsets = G.relation_sets(kg)
+    assert relsets == [(0, 1, 2), (0, 1, 2), (0, 1), (0, 3), (3,), (3,)]
+    patterns, counts, members = G.frequent_relation_subsets(relsets, min_support=0.5, max_length=3)
+    found = {p: int(c) for p, c in zip(patterns, counts)}
+    # support >= 3 of 6 entities: {0}:4, {1}:3, {3}:3, {0,1}:3
+    assert found == {(0,): 4, (1,): 3, (3,): 3, (0, 1): 3}
+    assert {p: m.tolist() for p, m in zip(patterns, members)}[(0, 1)] == [0, 1, 2]
+
+
+def test_labels_first_k_type_specific_order_and_fallback():
+    kg = make_kg(TOY, 6, 4)
+    lab = G.label_entities(kg, min_support=0.5, k_type=2)
+    names = [lab.patterns[t] for t in range(lab.n_frequent)]
+    # longest first, then by support, then by relation ids
+    assert names == [(0, 1), (0,), (1,), (3,)]
+    got = [[lab.patterns[t] for t in lab.of(e)] for e in range(6)]
+    assert got[0] == [(0, 1), (0,)]  # K_type = 2 keeps the first two of [(0,1), (0,), (1,)]
+    assert got[3] == [(0,), (3,)]
+    assert got[4] == [(3,)]
+    one = G.label_entities(kg, min_support=0.5, k_type=1)
+    assert [[one.patterns[t] for t in one.of(e)] for e in range(6)][0] == [(0, 1)]
+    # at support 0.6 only {0} (4/6) is frequent: e4, e5 fall back to their whole relation set
+    fb = G.label_entities(kg, min_support=0.6, k_type=2)
+    assert fb.n_frequent == 1
+    assert [fb.patterns[t] for t in fb.of(4)] == [(3,)] and fb.is_fallback(int(fb.of(4)[0]))
+    assert fb.of(4).tolist() == fb.of(5).tolist()  # one TypeID per distinct fallback set
+    assert fb.summary()["entities_with_fallback"] == 2
+    by_support = G.label_entities(kg, min_support=0.5, k_type=2, order="support")
+    assert [by_support.patterns[t] for t in by_support.of(0)] == [(0,), (1,)]  # ties: shorter first
+
+
+def test_rule_nodes_support_sets_follow_eq1():
+    kg = random_kg(1)
+    lab = G.label_entities(kg, min_support=0.3, k_type=2)
+    nodes = G.rule_nodes(kg, lab)
+    expected: dict[tuple[int, int, int], set[int]] = {}
+    for f in range(len(kg)):
+        for a in lab.of(int(kg.s[f])):
+            for b in lab.of(int(kg.o[f])):
+                expected.setdefault((int(a), int(kg.r[f]), int(b)), set()).add(f)
+    got = {
+        (int(nodes.a_s[u]), int(nodes.r[u]), int(nodes.a_o[u])): set(nodes.support[u].tolist())
+        for u in range(len(nodes))
+    }
+    assert got == expected
+    for f in range(len(kg)):  # the fact -> nodes index is the inverse of supp
+        assert {
+            u
+            for u in range(len(nodes))
+            if f in got[tuple(int(x) for x in (nodes.a_s[u], nodes.r[u], nodes.a_o[u]))]
+        } == set(nodes.of_fact[f].tolist())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("mode", ["all", "consecutive"])
+def test_hamming1_edges_and_spans_match_bruteforce(seed, mode):
+    kg = random_kg(seed)
+    lab = G.label_entities(kg, min_support=0.25, k_type=3)
+    assert lab.counts.max() >= 2  # several labels per entity, so label-variant pairs occur
+    nodes = G.rule_nodes(kg, lab)
+    cand = G.candidate_edges(kg, lab, nodes, mode)
+    pairs = G.hamming1_pairs_bruteforce(nodes)
+    assert cand.n_hamming1 == len(pairs)
+    got = {
+        (int(u), int(v)): (int(c), int(s)) for u, v, c, s in zip(cand.u, cand.v, cand.n_spans, cand.span_sum)
+    }
+    expected = {}
+    for u, v in pairs:
+        spans = G.spans_bruteforce(kg, nodes, u, v, mode)
+        if spans:
+            expected[(u, v)] = (len(spans), sum(spans))
+    assert got == expected
+    for u, v, k in zip(cand.u, cand.v, cand.kind):
+        cols = [(nodes.a_s[u], nodes.a_s[v]), (nodes.r[u], nodes.r[v]), (nodes.a_o[u], nodes.a_o[v])]
+        assert [a != b for a, b in cols].index(True) == k
+
+
+def test_spans_on_a_real_multitq_slice(kg):
+    # every fact of five entities that share many relations: a real, dense corner of MultiTQ
+    ents = [kg.entity_id[e] for e in ("Iran", "Iraq", "Oman", "Qatar", "China")]
+    pick = np.flatnonzero(np.isin(kg.s, ents) & np.isin(kg.o, ents))[:400]
+    sub = TemporalKG(
+        kg.s[pick], kg.r[pick], kg.o[pick], kg.t_start[pick], kg.t_end[pick], kg.entities, kg.relations
+    )
+    lab = G.label_entities(sub, min_support=0.6, k_type=2)
+    nodes = G.rule_nodes(sub, lab)
+    cand = G.candidate_edges(sub, lab, nodes)
+    rng = np.random.default_rng(0)
+    for e in rng.choice(len(cand), size=min(25, len(cand)), replace=False):
+        spans = G.spans_bruteforce(sub, nodes, int(cand.u[e]), int(cand.v[e]))
+        assert (len(spans), sum(spans)) == (cand.n_spans[e], cand.span_sum[e])
+
+
+def _full_dl(kg, lab, nodes, cand, selected, unit):
+    return G.description_length(kg, lab, nodes, cand, selected, unit)["total"]
+
+
+def test_incremental_delta_l_equals_full_recomputation():
+    kg = random_kg(5, n_ent=10, n_facts=120, days=300)
+    lab = G.label_entities(kg, min_support=0.25, k_type=2)
+    nodes = G.rule_nodes(kg, lab)
+    cand = G.candidate_edges(kg, lab, nodes)
+    unit = 1000.0  # a unit where part of the candidates pay for themselves, over two passes
+    res = G.mdl_select(kg, lab, nodes, cand, time_unit_days=unit)
+    assert res.passes == 2
+    assert 0 < res.n_selected < len(cand)
+    assert res.L_after == pytest.approx(
+        _full_dl(kg, lab, nodes, cand, res.selected, unit), rel=1e-9, abs=1e-6
+    )
+    assert res.L_after < res.L_before
+    # replay the accepted edges in order: each recorded total equals the full recomputation
+    chosen = np.zeros(len(cand), dtype=bool)
+    totals = []
+    for e in res.accepted:
+        chosen[e] = True
+        totals.append(_full_dl(kg, lab, nodes, cand, chosen, unit))
+    assert len(res.accepted) == res.n_selected
+    assert np.allclose(totals, res.trace, rtol=1e-9, atol=1e-6)
+    # greedy fixed point: no unselected edge lowers the description length any more
+    base = res.L_after
+    for e in np.flatnonzero(~res.selected):
+        trial = res.selected.copy()
+        trial[e] = True
+        assert _full_dl(kg, lab, nodes, cand, trial, unit) >= base - 1e-6
+
+
+def test_model_cost_switch_and_time_unit():
+    kg = random_kg(7, n_ent=10, n_facts=120, days=300)
+    lab = G.label_entities(kg, min_support=0.25, k_type=2)
+    nodes = G.rule_nodes(kg, lab)
+    cand = G.candidate_edges(kg, lab, nodes)
+    with_model = G.mdl_select(kg, lab, nodes, cand, time_unit_days=300.0)
+    data_only = G.mdl_select(kg, lab, nodes, cand, time_unit_days=300.0, model_cost=False)
+    assert data_only.n_selected > with_model.n_selected > 0
+    l_cov, l_time = G.data_costs(cand, nodes, 30.0)
+    lc3, lt3 = G.data_costs(cand, nodes, 300.0)
+    assert data_only.selected.tolist() == ((lc3 + lt3) < 0).tolist()  # Eq. 7 literally
+    assert (l_cov >= -1e-12).all()  # |T_uv| <= |supp u| |supp v|
+    coarse = G.mdl_select(kg, lab, nodes, cand, time_unit_days=3000.0)
+    assert coarse.n_selected >= with_model.n_selected  # a longer unit makes every span "short"
+    # Eq. 6 by hand for one edge
+    e = 0
+    T, S = cand.n_spans[e], cand.span_sum[e]
+    mean = max(S / T, 1.0) / 30.0
+    assert l_time[e] == pytest.approx(T * (1 / math.log(2)) + T * math.log2(mean))
+
+
+def test_cached_build_roundtrip(tmp_cache):
+    kg = random_kg(3)
+    params = G.GraphParams(min_support=0.25, k_type=2, time_unit_days=30.0)
+    first = G.load_or_build(kg, params)
+    assert first.timings["loaded_from_cache"] == 0.0
+    again = G.load_or_build(kg, params)
+    assert again.timings["loaded_from_cache"] == 1.0
+    assert np.array_equal(first.mdl.selected, again.mdl.selected)
+    assert list((tmp_cache / "star_rag").glob("*.pkl"))
+    other = G.load_or_build(kg, G.GraphParams(min_support=0.25, k_type=1, time_unit_days=30.0))
+    assert other.timings["loaded_from_cache"] == 0.0
+
+
+@pytest.mark.slow
+def test_full_multitq_rule_graph(kg):
+    graph = G.load_or_build(kg, G.GraphParams())
+    st = graph.stats()
+    assert st["frequent_subsets"] == 1001 and st["labels_in_use"] == 657
+    assert st["rule_nodes"] == 47_631
+    assert st["hamming1_pairs"] > st["candidate_edges_with_spans"] > st["selected_edges"] > 10_000
+    assert st["L_after_bits"] < st["L_before_bits"]
