@@ -33,7 +33,19 @@ def _check_tour(data: dict) -> None:
     assert {"semantic_recall_at_k", "question_types"} <= set(data["figures"])
 
 
-CHECKS = {"00_tour": _check_tour}
+def _check_tecqa(data: dict) -> None:
+    # smoke sample of 40: the structure-guided subgraph must keep most answers, pruning most of it
+    assert 0.8 <= _metric(data, "subgraph/answer_recall") <= 1.0
+    assert 0.7 <= _metric(data, "chain/answer_recall") <= _metric(data, "subgraph/answer_recall")
+    assert 0 < _metric(data, "chain/avg_facts") < _metric(data, "subgraph/size_mean")
+    assert _metric(data, "fig2/tecqa_recall@20") > _metric(data, "fig2/semantic_recall@20")
+    assert _metric(data, "parser/offline/main_entity_acc") >= 0.9
+    assert {"fig2_recall_at_20", "fig4_sensitivity", "fig5_integrity", "subgraph_sizes"} <= set(
+        data["figures"]
+    )
+
+
+CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa}
 
 
 def test_every_notebook_is_stripped_and_has_parameters():
