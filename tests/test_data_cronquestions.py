@@ -16,8 +16,19 @@ from temporag.data.errors import DataFormatError, MissingDataError
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def test_fixture_kg_in_official_format():
-    kg = cronquestions.load_kg(data_dir=FIXTURES)
+@pytest.fixture()
+def cron_dir(tmp_path) -> Path:
+    """The fixture laid out as the data folder expects (the KG is stored under a non-data name in git)."""
+    kg_dir = tmp_path / "cronquestions" / "kg"
+    kg_dir.mkdir(parents=True)
+    for src in (FIXTURES / "cronquestions" / "kg").iterdir():
+        name = "full.txt" if src.name == "full.fixture.tsv" else src.name
+        (kg_dir / name).write_bytes(src.read_bytes())
+    return tmp_path
+
+
+def test_fixture_kg_in_official_format(cron_dir):
+    kg = cronquestions.load_kg(data_dir=cron_dir)
     assert kg.stats() == {"facts": 5, "entities": 7, "relations": 2, "timestamps": 5}
     assert kg.granularity == "year"
     assert kg.entities == sorted(kg.entities)  # CronKGQA numbers entities in sorted id order
@@ -25,7 +36,7 @@ def test_fixture_kg_in_official_format():
     assert kg.verbalise(4).endswith("(1924)")
     years = np.datetime64("1970") + kg.t_end.astype("timedelta64[D]")
     assert str(years[0])[:4] == "1997"
-    raw = cronquestions.load_kg(data_dir=FIXTURES, labels=False)
+    raw = cronquestions.load_kg(data_dir=cron_dir, labels=False)
     assert raw.verbalise(0).startswith("Q516460 P54 Q2693")
 
 
