@@ -46,3 +46,26 @@ def test_results_record_everything(tmp_path, tmp_cache):
     assert data["settings"]["cache_dir"] == str(tmp_cache)
     assert "| 0.250 |" in (tmp_path / "demo" / "tables.md").read_text()
     assert (tmp_path / "demo" / "t.csv").exists()
+
+
+def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache):
+    from temporag.config import REPO_ROOT
+
+    out = REPO_ROOT / "figures" / "_test_portable"
+    try:
+        res = Results(
+            "demo", {"output_dir": str(out), "data": str(REPO_ROOT.parent / "shared" / "data")}, out_dir=out
+        )
+        res.table("t", pd.DataFrame({"file": [str(REPO_ROOT.parent / "shared" / "x.txt")]}), "c")
+        res.predictions("p", [{"quid": i, "facts": list(range(20))} for i in range(3)])
+        text = (out / "results.json").read_text()
+        assert str(REPO_ROOT) not in text and str(REPO_ROOT.parent) not in text
+        data = json.loads(text)
+        assert data["parameters"] == {"output_dir": "./figures/_test_portable", "data": "../shared/data"}
+        assert data["predictions"]["p"][2] == {"quid": 2, "facts": list(range(20))}
+        assert text.count("\n") < 60  # one line per prediction record, not one per id
+        assert "../shared/x.txt" in (out / "t.csv").read_text()
+    finally:
+        import shutil
+
+        shutil.rmtree(out, ignore_errors=True)

@@ -9,12 +9,13 @@ that dies half-way still leaves what it had computed.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import platform
 from pathlib import Path
 from typing import Any
 
 from temporag import __version__
-from temporag.cache import file_sha256, save_json
+from temporag.cache import atomic_write, file_sha256
 from temporag.config import REPO_ROOT, Settings, get_settings
 
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
@@ -33,6 +34,15 @@ def data_checksums(paths: list[str | Path]) -> dict[str, str]:
     return out
 
 
+def portable(text: str) -> str:
+    """Machine paths → paths others can read: the repo as '.', its parent as '..', the home as '~'."""
+    home = str(Path.home())
+    for prefix, short in ((str(REPO_ROOT), "."), (str(REPO_ROOT.parent), ".."), (home, "~")):
+        if prefix and prefix != "/" and prefix in text:
+            text = text.replace(prefix, short)
+    return text
+
+
 def _jsonable(value: Any) -> Any:
     import numpy as np
 
@@ -44,9 +54,29 @@ def _jsonable(value: Any) -> Any:
         return value.tolist()
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, Path):
-        return str(value)
+    if isinstance(value, (Path, str)):
+        return portable(str(value))
     return value
+
+
+def write_results_json(path: str | Path, data: dict) -> Path:
+    """results.json: readable (indented) except per-question predictions, one compact record per line,
+    so that a 954-question run stays small enough to keep in git."""
+    predictions = data.get("predictions", {})
+    head = {k: v for k, v in data.items() if k != "predictions"}
+    body = json.dumps(_jsonable(head), indent=2, ensure_ascii=False, default=str)
+    parts = []
+    for key, records in predictions.items():
+        lines = ",\n".join(
+            "    " + json.dumps(_jsonable(r), ensure_ascii=False, default=str) for r in records
+        )
+        parts.append(f"  {json.dumps(key)}: [\n{lines}\n  ]")
+    text = body[:-2] + ',\n  "predictions": {\n' + ",\n".join(parts) + "\n  }\n}\n"
+
+    def _write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
+
+    return atomic_write(path, _write)
 
 
 class Results:
@@ -86,7 +116,7 @@ class Results:
         self.save()
 
     def save(self) -> Path:
-        return save_json(self.dir / "results.json", self.data)
+        return write_results_json(self.dir / "results.json", self.data)
 
     def metric(self, key: str, value: Any, **context: Any) -> Any:
         """Record one shown number (with optional context such as the paper's value or reader model)."""
@@ -97,13 +127,18 @@ class Results:
     def table(self, key: str, frame, caption: str = "", float_format: str = "{:.3f}") -> Path:
         """Save a table as CSV, append it to tables.md, keep its records in results.json."""
         csv_path = self.dir / f"{key}.csv"
+        frame = frame.copy()
+        for col in frame.columns:
+            if frame[col].dtype.kind not in "biufcmM":  # text columns (object or pandas str)
+                frame[col] = frame[col].map(lambda v: portable(v) if isinstance(v, str) else v)
         frame.to_csv(csv_path, index=False)
         shown = frame.copy()
         for col in shown.columns:
             if shown[col].dtype.kind == "f":
                 shown[col] = shown[col].map(lambda v: "" if v != v else float_format.format(v))
+        markdown = shown.to_markdown(index=False, disable_numparse=True)
         with open(self.tables_md, "a", encoding="utf-8") as f:
-            f.write(f"\n## {key}\n\n{caption}\n\n{shown.to_markdown(index=False, disable_numparse=True)}\n")
+            f.write(f"\n## {key}\n\n{portable(caption)}\n\n{markdown}\n")
         self.data["tables"][key] = {"caption": caption, "records": _jsonable(frame.to_dict(orient="records"))}
         self.save()
         return csv_path
