@@ -45,7 +45,43 @@ def _check_tecqa(data: dict) -> None:
     )
 
 
-CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa}
+def _check_star_rag(data: dict) -> None:
+    # the rule graph is built on the full KG in every profile, so its sizes are exact
+    assert _metric(data, "labels/frequent_subsets") == 1001
+    assert _metric(data, "rule_graph/rule_nodes") == 47_631
+    sel, cand = (
+        _metric(data, "rule_graph/selected_edges"),
+        _metric(data, "rule_graph/candidate_edges_with_spans"),
+    )
+    assert 10_000 < sel < cand < _metric(data, "rule_graph/hamming1_pairs")
+    assert 0 < _metric(data, "rule_graph/L_after_bits") < _metric(data, "rule_graph/L_before_bits")
+    recall = {
+        m: _metric(data, f"answer_recall@10/{m}")
+        for m in ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform")
+    }
+    assert all(0.3 <= r <= 1.0 for r in recall.values()), recall
+    assert 0.0 <= _metric(data, "retrieval/share_identical_to_no_rule") <= 1.0
+    grid = _metric(data, "fig5/answer_recall_grid")
+    assert len(grid) == 4 and all(len(row) == 4 for row in grid)
+    assert grid[-1][-1] >= grid[0][0]  # K1 = K2 = 40 returns more events than K1 = K2 = 5
+    for name in ("STAR-RAG", "STAR-RAG-no-rule"):
+        assert (
+            0.0
+            <= _metric(data, f"table2/MultiTQ/{name}/hits@1")
+            <= _metric(data, f"table2/MultiTQ/{name}/hits@10")
+        )
+        assert _metric(data, f"fig3/{name}/tokens_per_question") > 100
+    variants = [k for k in data["metrics"] if k.startswith("code_variants/")]
+    assert len(variants) == 3, variants
+    assert {"paper_vs_released_code", "mdl_null_window", "table2_multitq", "table4_ablations"} <= set(
+        data["tables"]
+    )
+    assert {"rule_graph_anatomy", "rule_graph_neighbourhood", "fig5_k1_k2_recall", "mdl_trace"} <= set(
+        data["figures"]
+    )
+
+
+CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa, "star_rag": _check_star_rag}
 
 
 def test_every_notebook_is_stripped_and_has_parameters():

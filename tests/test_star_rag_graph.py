@@ -147,8 +147,8 @@ def test_incremental_delta_l_equals_full_recomputation():
     lab = G.label_entities(kg, min_support=0.25, k_type=2)
     nodes = G.rule_nodes(kg, lab)
     cand = G.candidate_edges(kg, lab, nodes)
-    unit = 1000.0  # a unit where part of the candidates pay for themselves, over two passes
-    res = G.mdl_select(kg, lab, nodes, cand, time_unit_days=unit)
+    unit = 1000.0  # a null window where part of the candidates pay for themselves, over two passes
+    res = G.mdl_select(kg, lab, nodes, cand, null_window_days=unit)
     assert res.passes == 2
     assert 0 < res.n_selected < len(cand)
     assert res.L_after == pytest.approx(
@@ -171,37 +171,54 @@ def test_incremental_delta_l_equals_full_recomputation():
         assert _full_dl(kg, lab, nodes, cand, trial, unit) >= base - 1e-6
 
 
-def test_model_cost_switch_and_time_unit():
+def test_model_cost_switch_and_null_window():
     kg = random_kg(7, n_ent=10, n_facts=120, days=300)
     lab = G.label_entities(kg, min_support=0.25, k_type=2)
     nodes = G.rule_nodes(kg, lab)
     cand = G.candidate_edges(kg, lab, nodes)
-    with_model = G.mdl_select(kg, lab, nodes, cand, time_unit_days=300.0)
-    data_only = G.mdl_select(kg, lab, nodes, cand, time_unit_days=300.0, model_cost=False)
+    with_model = G.mdl_select(kg, lab, nodes, cand, null_window_days=300.0)
+    data_only = G.mdl_select(kg, lab, nodes, cand, null_window_days=300.0, model_cost=False)
     assert data_only.n_selected > with_model.n_selected > 0
-    l_cov, l_time = G.data_costs(cand, nodes, 30.0)
-    lc3, lt3 = G.data_costs(cand, nodes, 300.0)
-    assert data_only.selected.tolist() == ((lc3 + lt3) < 0).tolist()  # Eq. 7 literally
+    l_cov, l_time, l_null = G.data_costs(cand, nodes, 300.0)
+    assert data_only.selected.tolist() == ((l_cov + l_time - l_null) < 0).tolist()  # Eq. 7 literally
     assert (l_cov >= -1e-12).all()  # |T_uv| <= |supp u| |supp v|
-    coarse = G.mdl_select(kg, lab, nodes, cand, time_unit_days=3000.0)
-    assert coarse.n_selected >= with_model.n_selected  # a longer unit makes every span "short"
-    # Eq. 6 by hand for one edge
+    assert (l_time > 0).all() and (l_null > 0).all()
+    wide = G.mdl_select(kg, lab, nodes, cand, null_window_days=3000.0)
+    assert wide.n_selected >= with_model.n_selected  # a costlier null code makes more edges pay off
+    assert G.mdl_select(kg, lab, nodes, cand, null_window_days=1.0).n_selected == 0  # a free null code
+    # Eq. 6 by hand for one edge, and the uniform null code
     e = 0
     T, S = cand.n_spans[e], cand.span_sum[e]
-    mean = max(S / T, 1.0) / 30.0
-    assert l_time[e] == pytest.approx(T * (1 / math.log(2)) + T * math.log2(mean))
+    assert l_time[e] == pytest.approx(T / math.log(2) + T * math.log2(max(S / T, 1.0)))
+    assert l_null[e] == pytest.approx(T * math.log2(300.0))
+
+
+def test_description_length_is_a_positive_bit_count():
+    kg = random_kg(5, n_ent=10, n_facts=120, days=300)
+    lab = G.label_entities(kg, min_support=0.25, k_type=2)
+    nodes = G.rule_nodes(kg, lab)
+    cand = G.candidate_edges(kg, lab, nodes)
+    res = G.mdl_select(kg, lab, nodes, cand, null_window_days=1000.0)
+    parts = res.parts_after
+    assert all(v >= 0 for v in parts.values()), parts
+    assert 0 < res.L_after < res.L_before
+    empty = G.description_length(kg, lab, nodes, cand, np.zeros(len(cand), dtype=bool), 1000.0)
+    assert empty["L_cov"] == empty["L_time"] == empty["L(M) edges"] == 0.0
+    # the empty model's total is the greedy search's starting point
+    assert empty["L(M) nodes"] == 0.0 and empty["total"] == pytest.approx(res.L_before)
+    assert res.trace[0] < res.L_before and np.all(np.diff(res.trace) < 0)
 
 
 def test_cached_build_roundtrip(tmp_cache):
     kg = random_kg(3)
-    params = G.GraphParams(min_support=0.25, k_type=2, time_unit_days=30.0)
+    params = G.GraphParams(min_support=0.25, k_type=2, null_window_days=30.0)
     first = G.load_or_build(kg, params)
     assert first.timings["loaded_from_cache"] == 0.0
     again = G.load_or_build(kg, params)
     assert again.timings["loaded_from_cache"] == 1.0
     assert np.array_equal(first.mdl.selected, again.mdl.selected)
     assert list((tmp_cache / "star_rag").glob("*.pkl"))
-    other = G.load_or_build(kg, G.GraphParams(min_support=0.25, k_type=1, time_unit_days=30.0))
+    other = G.load_or_build(kg, G.GraphParams(min_support=0.25, k_type=1, null_window_days=30.0))
     assert other.timings["loaded_from_cache"] == 0.0
 
 

@@ -10,7 +10,9 @@ Steps, each a function the notebook calls in the paper's order:
 3. :func:`candidate_edges` — Eq. 2 and the temporal spans T_uv: rule-node pairs at Hamming distance 1
    whose support sets hold events sharing at least two of (s, r, o) (footnote 3, see below).
 4. :func:`mdl_select` — Eqs. 3–7 with L(M) of Appendix B: greedy insertion in a fixed order while
-   the total description length drops, with O(1) incremental ΔL per candidate.
+   the total description length drops, with O(1) incremental ΔL per candidate.  Spans that no selected
+   edge explains are priced by a uniform code over the KG's period (L_null), so every part of L(G, M)
+   is a non-negative bit count and an edge pays off by compressing its spans below that code.
 
 Why the span construction is exact yet cheap.  A naive T_uv compares every event of u with every event
 of v: billions of pairs on MultiTQ.  Two events "overlap" (d_H ≤ 2 with the timestamp counted as always
@@ -38,7 +40,7 @@ from temporag.data.tkg import CSRIndex, TemporalKG
 log = logging.getLogger(__name__)
 
 LOG2E = math.log2(math.e)
-GRAPH_VERSION = 3  # bump when the construction changes (part of the cache key)
+GRAPH_VERSION = 4  # bump when the construction changes (part of the cache key)
 ORDERS = ("specific", "support")
 TEMPORAL_PAIRS = ("all", "consecutive")
 EDGE_ORDERS = ("gain", "pairs")
@@ -717,12 +719,13 @@ class MDLResult:
     order: np.ndarray  # the fixed examination order (candidate indices)
     L_before: float
     L_after: float
+    parts_before: dict
     parts_after: dict
     passes: int
     examined: int
     trace: np.ndarray  # total L after each accepted edge
     accepted: np.ndarray  # candidate indices in the order they were accepted
-    time_unit_days: float
+    null_window_days: float
     model_cost: bool
 
     @property
@@ -753,19 +756,24 @@ def node_code_lengths(kg: TemporalKG, labels: EntityLabels, nodes: RuleNodes) ->
 
 
 def data_costs(
-    cand: CandidateEdges, nodes: RuleNodes, time_unit_days: float, min_span_days: float = 1.0
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-edge L_cov (Eq. 5) and L_time (Eq. 6), in bits.
+    cand: CandidateEdges, nodes: RuleNodes, null_window_days: float, min_span_days: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-edge L_cov (Eq. 5), L_time (Eq. 6) and L_null, in bits; all three are >= 0.
 
-    Spans are measured in units of ``time_unit_days``; the mean span is floored at the KG's time
-    resolution (``min_span_days``) so that an edge whose events all fall on one day keeps a finite cost.
+    Why three terms.  Eqs. 5–6 only ever add bits, so read literally no edge could lower L(G, M): the
+    spans must cost something when no edge explains them.  L_null codes each span of T_uv uniformly over
+    ``null_window_days`` days (|T_uv| log2 W); an edge is worth keeping when its exponential code plus its
+    coverage cost undercut that.  L_time codes spans at the KG's one-day resolution, so the mean span is
+    floored at ``min_span_days`` (an exponential with mean below the resolution would claim more than
+    certainty about a span and give a negative code length).
     """
     T = cand.n_spans.astype(float)
     prod = nodes.sizes[cand.u].astype(float) * nodes.sizes[cand.v].astype(float)
     l_cov = np.log2(prod / T)
-    mean = np.maximum(cand.span_sum / T, min_span_days) / time_unit_days
+    mean = np.maximum(cand.span_sum / T, min_span_days)
     l_time = T * (LOG2E + np.log2(mean))
-    return l_cov, l_time
+    l_null = T * math.log2(max(float(null_window_days), 1.0))
+    return l_cov, l_time, l_null
 
 
 def _edges_cost(n_edges: int, sdl: float) -> float:
@@ -781,19 +789,21 @@ def description_length(
     nodes: RuleNodes,
     cand: CandidateEdges,
     selected: np.ndarray,
-    time_unit_days: float,
+    null_window_days: float,
     model_cost: bool = True,
 ) -> dict:
-    """L(𝒢, M) = L(M) + L_cov + L_time for the model made of the ``selected`` candidate edges (full sum)."""
+    """L(𝒢, M) = L(M) + L_cov + L_time + L_null for the model made of the ``selected`` edges (full sum).
+
+    L_cov and L_time run over the selected edges (Eqs. 5–6), L_null over the spans of the candidates
+    left out; every part is non-negative.  ``model_cost=False`` leaves L(M) out of the total."""
     sel = np.flatnonzero(selected)
-    l_cov, l_time = data_costs(cand, nodes, time_unit_days)
+    l_cov, l_time, l_null = data_costs(cand, nodes, null_window_days)
     in_model = np.zeros(len(nodes), dtype=bool)
     in_model[cand.u[sel]] = True
     in_model[cand.v[sel]] = True
     deg = np.bincount(np.concatenate([cand.u[sel], cand.v[sel]]), minlength=len(nodes)).astype(float)
     sdl = float((deg[deg > 0] * np.log2(deg[deg > 0])).sum())
-    A, R = labels.n_labels, kg.n_relations
-    const = math.log2(A * A * R) + math.log2(max(1, 2 * cand.n_hamming1))
+    const = _model_constant(kg, labels, cand)
     l_nodes = float(node_code_lengths(kg, labels, nodes)[in_model].sum())
     l_edges = _edges_cost(len(sel), sdl)
     parts = {
@@ -802,11 +812,18 @@ def description_length(
         "L(M) edges": l_edges,
         "L_cov": float(l_cov[sel].sum()),
         "L_time": float(l_time[sel].sum()),
+        "L_null": float(l_null.sum() - l_null[sel].sum()),
     }
-    model = const + l_nodes + l_edges if model_cost else 0.0
     parts["L(M)"] = const + l_nodes + l_edges
-    parts["total"] = model + parts["L_cov"] + parts["L_time"]
+    model = parts["L(M)"] if model_cost else 0.0
+    parts["total"] = model + parts["L_cov"] + parts["L_time"] + parts["L_null"]
     return parts
+
+
+def _model_constant(kg: TemporalKG, labels: EntityLabels, cand: CandidateEdges) -> float:
+    """log2(A²|R|) + log2(2|W|): choosing nodes among atomic rules and edges among Hamming-1 pairs."""
+    A, R = labels.n_labels, kg.n_relations
+    return math.log2(A * A * R) + math.log2(max(1, 2 * cand.n_hamming1))
 
 
 def mdl_select(
@@ -814,7 +831,7 @@ def mdl_select(
     labels: EntityLabels,
     nodes: RuleNodes,
     cand: CandidateEdges,
-    time_unit_days: float | None = None,
+    null_window_days: float | None = None,
     model_cost: bool = True,
     edge_order: str = "gain",
     max_passes: int = 20,
@@ -826,14 +843,15 @@ def mdl_select(
     ΔL = ΔL(M) + ΔL_cov + ΔL_time < 0.  ΔL(M) costs O(1): the node codes of endpoints new to M, and the
     change of Σ L(u→v) = 2|E| log2 2|E| − Σ deg log2 deg.  Passes repeat while any edge is added
     (an edge rejected early can pay off once its endpoints have higher degree).  ``model_cost=False``
-    drops ΔL(M) (Eq. 7 read literally).  ``time_unit_days`` defaults to the KG's time range: the spans
-    are then coded relative to a uniform code over the whole period (see :func:`data_costs`).
+    drops ΔL(M) (Eq. 7 read literally).  ``null_window_days`` (default: the KG's time range) is the
+    window of the uniform code that prices spans no edge explains (see :func:`data_costs`); with a
+    one-day window that code is free and no edge is kept.
     """
     if edge_order not in EDGE_ORDERS:
         raise ValueError(f"edge_order must be one of {EDGE_ORDERS}")
-    unit = float(time_unit_days) if time_unit_days else default_time_unit(kg)
-    l_cov, l_time = data_costs(cand, nodes, unit)
-    data = l_cov + l_time
+    window = float(null_window_days) if null_window_days else default_null_window(kg)
+    l_cov, l_time, l_null = data_costs(cand, nodes, window)
+    data = l_cov + l_time - l_null  # ΔL_data of adding the edge: its spans move from the null code to it
     node_len = node_code_lengths(kg, labels, nodes)
     # an edge whose own data cost is >= 0 can never pay for itself when ΔL(M) > 0; skip it up front
     viable = np.flatnonzero(data < 0)
@@ -843,9 +861,8 @@ def mdl_select(
         order = viable[np.lexsort((cand.v[viable], cand.u[viable], -cand.n_spans[viable]))]
     selected = np.zeros(len(cand), dtype=bool)
     deg = np.zeros(len(nodes), dtype=np.int64)
-    A, R = labels.n_labels, kg.n_relations
-    const = math.log2(A * A * R) + math.log2(max(1, 2 * cand.n_hamming1))
-    total = const if model_cost else 0.0
+    const = _model_constant(kg, labels, cand)
+    total = (const if model_cost else 0.0) + float(l_null.sum())
     L_before = total
     n_edges, sdl = 0, 0.0
     trace, accepted = [], []
@@ -888,24 +905,26 @@ def mdl_select(
         if len(rejected) == len(remaining):
             break
         remaining = rejected
-    parts = description_length(kg, labels, nodes, cand, selected, unit, model_cost)
+    parts = description_length(kg, labels, nodes, cand, selected, window, model_cost)
+    parts_before = description_length(kg, labels, nodes, cand, np.zeros_like(selected), window, model_cost)
     return MDLResult(
         selected=selected,
         order=order,
         L_before=L_before,
         L_after=parts["total"],
+        parts_before=parts_before,
         parts_after=parts,
         passes=passes,
         examined=examined,
         trace=np.asarray(trace),
         accepted=np.asarray(accepted, dtype=np.int64),
-        time_unit_days=unit,
+        null_window_days=window,
         model_cost=model_cost,
     )
 
 
-def default_time_unit(kg: TemporalKG) -> float:
-    """The KG's time range in days (MultiTQ: 4,016): spans are coded relative to it."""
+def default_null_window(kg: TemporalKG) -> float:
+    """The KG's time range in days (MultiTQ: 4,016): a span no edge explains is coded uniformly in it."""
     return float(max(1, int(kg.t_start.max()) - int(kg.t_start.min())))
 
 
@@ -922,7 +941,7 @@ class GraphParams:
     max_length: int = 3
     order: str = "specific"
     temporal_pairs: str = "all"
-    time_unit_days: float | None = None
+    null_window_days: float | None = None
     model_cost: bool = True
     edge_order: str = "gain"
 
@@ -973,7 +992,7 @@ class RuleGraph:
             "max_degree": int(deg.max()) if len(deg) else 0,
             "L_before_bits": self.mdl.L_before,
             "L_after_bits": self.mdl.L_after,
-            "time_unit_days": self.mdl.time_unit_days,
+            "null_window_days": self.mdl.null_window_days,
             "mdl_passes": self.mdl.passes,
             **{f"seconds_{k}": round(v, 2) for k, v in self.timings.items()},
         }
@@ -993,7 +1012,7 @@ def build_rule_graph(kg: TemporalKG, params: GraphParams | None = None, progress
     cand = candidate_edges(kg, labels, nodes, params.temporal_pairs, progress=progress)
     timings["candidate_edges"] = time.perf_counter() - t1
     t1 = time.perf_counter()
-    mdl = mdl_select(kg, labels, nodes, cand, params.time_unit_days, params.model_cost, params.edge_order)
+    mdl = mdl_select(kg, labels, nodes, cand, params.null_window_days, params.model_cost, params.edge_order)
     timings["mdl"] = time.perf_counter() - t1
     timings["total"] = time.perf_counter() - t0
     log.info(
@@ -1013,16 +1032,24 @@ def kg_fingerprint(kg: TemporalKG) -> str:
     return content_hash(kg.s, kg.r, kg.o, kg.t_start, kg.t_end, kg.n_entities, kg.n_relations)
 
 
+def graph_cache_path(kg: TemporalKG, params: GraphParams | None = None):
+    """Where the rule graph for this KG content and these parameters is cached."""
+    from temporag.cache import cache_path, content_hash
+
+    params = params or GraphParams()
+    key = content_hash("star_rag_graph", GRAPH_VERSION, kg_fingerprint(kg), params.to_dict())
+    return cache_path("star_rag", key, ".pkl")
+
+
 def load_or_build(
     kg: TemporalKG, params: GraphParams | None = None, progress: bool = False, cache: bool = True
 ) -> RuleGraph:
     """The rule graph from the cache (keyed by the KG's content and the parameters), else built and saved
     atomically.  ``timings['loaded_from_cache']`` tells which happened."""
-    from temporag.cache import cache_path, content_hash, load_pickle, save_pickle
+    from temporag.cache import load_pickle, save_pickle
 
     params = params or GraphParams()
-    key = content_hash("star_rag_graph", GRAPH_VERSION, kg_fingerprint(kg), params.to_dict())
-    path = cache_path("star_rag", key, ".pkl")
+    path = graph_cache_path(kg, params)
     if cache and path.exists():
         t0 = time.perf_counter()
         graph = load_pickle(path)

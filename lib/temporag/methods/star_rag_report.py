@@ -102,14 +102,13 @@ def anatomy_figure(graph: RuleGraph, title: str = ""):
     axes[1, 0].set_xticks(x, [KIND_NAMES[k] for k in kinds], rotation=10)
     axes[1, 0].set(yscale="log", ylabel="edges", title="(c) Eq. 2 candidates vs MDL selection")
     axes[1, 0].legend()
-    parts = graph.mdl.parts_after
-    names = ["L(M)", "L_cov", "L_time", "total"]
-    vals = [graph.mdl.L_before, 0, 0, graph.mdl.L_before]
-    after = [parts["L(M)"], parts["L_cov"], parts["L_time"], parts["total"]]
-    axes[1, 1].bar(np.arange(4) - 0.2, vals, 0.4, label="empty model", color=plots.PAPER)
-    axes[1, 1].bar(np.arange(4) + 0.2, after, 0.4, label="after greedy MDL", color=plots.KIT)
-    axes[1, 1].set_yscale("symlog")
-    axes[1, 1].set_xticks(np.arange(4), names)
+    names = ["L(M)", "L_cov", "L_time", "L_null", "total"]
+    before, after = graph.mdl.parts_before, graph.mdl.parts_after
+    x = np.arange(len(names))
+    axes[1, 1].bar(x - 0.2, [before[n] for n in names], 0.4, label="empty model", color=plots.PAPER)
+    axes[1, 1].bar(x + 0.2, [after[n] for n in names], 0.4, label="after greedy MDL", color=plots.KIT)
+    axes[1, 1].set_yscale("symlog", linthresh=1.0)
+    axes[1, 1].set_xticks(x, names)
     axes[1, 1].set(ylabel="bits (symlog)", title="(d) description length L(G, M)")
     axes[1, 1].legend()
     if title:
@@ -125,18 +124,19 @@ def mdl_trace_figure(graph: RuleGraph):
     plots.use_house_style()
     fig, ax = plt.subplots()
     trace = graph.mdl.trace
-    ax.plot(np.arange(1, len(trace) + 1), -trace, color=plots.KIT)
+    ax.plot(np.arange(1, len(trace) + 1), trace, color=plots.KIT)
+    ax.axhline(graph.mdl.L_before, color=plots.PAPER, linestyle="--", label="empty model")
+    ax.legend()
     ax.set(
         xscale="log",
-        yscale="log",
         xlabel="edges accepted",
-        ylabel="−L(G, M) (bits saved)",
+        ylabel="L(G, M) (bits)",
         title=f"Greedy MDL: {graph.mdl.n_selected:,} of {len(graph.candidates):,} candidate edges kept",
     )
     plots.footnote(
         fig,
         f"{graph.mdl.passes} passes over candidates in a fixed order (most negative own data cost first); "
-        f"spans in units of {graph.mdl.time_unit_days:.0f} days.",
+        f"unexplained spans coded uniformly over {graph.mdl.null_window_days:,.0f} days.",
     )
     fig.tight_layout()
     return fig
