@@ -22,8 +22,17 @@ def test_stratified_sample_is_exact_seeded_and_proportional(questions):
 
 
 def test_start_resolves_profile_defaults(questions, tmp_path, tmp_cache):
-    run = start("demo", {"profile": "smoke", "sample_size": None, "reader_sample": 3, "seed": 2,
-                         "output_dir": str(tmp_path / "o")}, questions=questions)
+    run = start(
+        "demo",
+        {
+            "profile": "smoke",
+            "sample_size": None,
+            "reader_sample": 3,
+            "seed": 2,
+            "output_dir": str(tmp_path / "o"),
+        },
+        questions=questions,
+    )
     assert run.params["sample_size"] == 40 and len(run.questions) == 40
     assert len(run.reader_questions) == 3 and set(run.reader_questions) <= set(run.questions)
     assert run.settings.seed == 2

@@ -105,6 +105,20 @@ class Backend(Protocol):
 # backends
 
 
+def _chat_kwargs(messages: Messages, params: dict[str, Any]) -> dict[str, Any]:
+    """The chat-completion arguments both backends share (OpenAI's names; llama.cpp mirrors them)."""
+    kwargs: dict[str, Any] = {
+        "messages": messages,
+        "temperature": params["temperature"],
+        "max_tokens": params["max_tokens"],
+    }
+    if params.get("stop"):
+        kwargs["stop"] = params["stop"]
+    if params.get("json_mode"):
+        kwargs["response_format"] = {"type": "json_object"}
+    return kwargs
+
+
 class OpenAIBackend:
     """Any OpenAI-compatible server through the ``openai`` package (its own retries are switched off:
     :class:`LLM` retries, so one policy governs both backends and the tests)."""
@@ -137,16 +151,7 @@ class OpenAIBackend:
         return self._model
 
     def complete(self, messages: Messages, params: dict[str, Any]) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "model": self.model_name,
-            "messages": messages,
-            "temperature": params["temperature"],
-            "max_tokens": params["max_tokens"],
-        }
-        if params.get("stop"):
-            kwargs["stop"] = params["stop"]
-        if params.get("json_mode"):
-            kwargs["response_format"] = {"type": "json_object"}
+        kwargs = {"model": self.model_name, **_chat_kwargs(messages, params)}
         result = self._client.chat.completions.create(**kwargs)
         if not hasattr(result, "model_dump"):  # the SDK hands back the raw body when it is not JSON
             raise LLMError(
@@ -222,15 +227,7 @@ class LlamaCppBackend:
         return _load_llama(self.model_path, self.n_ctx, self.threads)
 
     def complete(self, messages: Messages, params: dict[str, Any]) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "messages": messages,
-            "temperature": params["temperature"],
-            "max_tokens": params["max_tokens"],
-        }
-        if params.get("stop"):
-            kwargs["stop"] = params["stop"]
-        if params.get("json_mode"):
-            kwargs["response_format"] = {"type": "json_object"}
+        kwargs = _chat_kwargs(messages, params)
         llama = self.llama
         with self._lock:
             result = dict(llama.create_chat_completion(**kwargs))

@@ -42,6 +42,18 @@ def footnote(fig, text: str) -> None:
     fig.text(0.01, -0.02, text, fontsize=7, color="#555555", ha="left", va="top")
 
 
+def _finish(fig, ax, title: str, ylabel: str, note: str, **legend):
+    """The common tail of every chart: labels, legend (unless ``legend=None``), footnote, tight layout."""
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend.get("legend", True) is not None:
+        ax.legend(**{k: v for k, v in legend.items() if k != "legend"})
+    if note:
+        footnote(fig, note)
+    fig.tight_layout()
+    return fig
+
+
 def bars_vs_paper(
     categories: Sequence[str],
     kit: Sequence[float],
@@ -63,13 +75,7 @@ def bars_vs_paper(
         vals = [np.nan if v is None else v for v in paper]
         ax.bar(x + width / 2, vals, width, label=paper_label, color=PAPER, hatch="//", edgecolor="#888888")
     ax.set_xticks(x, categories, rotation=20, ha="right")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend()
-    if note:
-        footnote(fig, note)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, title, ylabel, note)
 
 
 def grouped_bars(
@@ -90,15 +96,9 @@ def grouped_bars(
         bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=name)
         ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
     ax.set_xticks(x, categories, rotation=20, ha="right")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
     if ylim:
         ax.set_ylim(*ylim)
-    ax.legend(ncols=min(4, len(series)))
-    if note:
-        footnote(fig, note)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, title, ylabel, note, ncols=min(4, len(series)))
 
 
 def curves(
@@ -118,8 +118,10 @@ def curves(
     fig, ax = plt.subplots()
     for i, (name, ys) in enumerate(series.items()):
         color = "black" if name == highlight else PALETTE[i % len(PALETTE)]
-        ax.plot(xs, ys, marker="o", label=name, color=color, lw=2.6 if name == highlight else 1.4,
-                zorder=3 if name == highlight else 2)
+        thick = name == highlight
+        ax.plot(
+            xs, ys, marker="o", label=name, color=color, lw=2.6 if thick else 1.4, zorder=3 if thick else 2
+        )
         if paper and name in paper:
             ax.plot(xs, paper[name], ls="--", marker="x", color=color, alpha=0.6, label=f"{name} (paper)")
     if logx:
@@ -127,13 +129,7 @@ def curves(
         ax.minorticks_off()
     ax.set_xticks(list(xs), [f"{x:g}" for x in xs])
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
-    if note:
-        footnote(fig, note)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, title, ylabel, note, loc="center left", bbox_to_anchor=(1.01, 0.5))
 
 
 def heatmap(
@@ -168,10 +164,5 @@ def heatmap(
                 color="white" if v < np.nanmean(matrix) else "black",
             )
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
     fig.colorbar(im, ax=ax, shrink=0.8)
-    if note:
-        footnote(fig, note)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, title, ylabel, note, legend=None)

@@ -203,15 +203,28 @@ def parse_int(text: str, where: Where, what: str) -> int:
         raise where.error(f"{what} {text!r} is not an integer") from None
 
 
+class UniqueKeys:
+    """Keys seen so far in one file; a repeat is an error that names the record (ids must be unique)."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+        self._seen: set = set()
+
+    def add(self, key, where: Where) -> None:
+        if key in self._seen:
+            raise where.error(f"{self.field} {key!r} appears twice")
+        self._seen.add(key)
+
+
 def read_label_map(path: str | Path, hint: str) -> dict[str, str]:
     """``id<TAB>label`` lines (Wikidata-style); a line with only an id has an empty label."""
     out: dict[str, str] = {}
+    ids = UniqueKeys("id")
     for where, fields in read_tsv(path, (1, 2), hint):
         key = fields[0]
         if not key:
             raise where.error("empty id")
-        if key in out:
-            raise where.error(f"id {key!r} appears twice")
+        ids.add(key, where)
         out[key] = fields[1] if len(fields) == 2 else ""
     return out
 

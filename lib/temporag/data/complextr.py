@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag.data._read import get_int, get_str, need_dict, read_json_list
+from temporag.data._read import UniqueKeys, get_int, get_str, need_dict, read_json_list
 from temporag.data.paths import data_file
 
 DATASET = "complextr"
@@ -42,30 +42,26 @@ class DygQuestion:
 
 def parse_corpus(path: str | Path) -> list[CorpusDoc]:
     """A DyG-RAG ``Corpus.json`` (any data set); doc ids must be unique."""
-    docs, seen = [], set()
+    docs, ids = [], UniqueKeys("doc_id")
     for where, value in read_json_list(path, _CORPUS_HINT):
         rec = need_dict(value, where)
         doc = CorpusDoc(
             get_int(rec, "doc_id", where), get_str(rec, "title", where), get_str(rec, "context", where)
         )
-        if doc.doc_id in seen:
-            raise where.error(f"doc_id {doc.doc_id} appears twice")
-        seen.add(doc.doc_id)
+        ids.add(doc.doc_id, where)
         docs.append(doc)
     return docs
 
 
 def parse_questions(path: str | Path) -> list[DygQuestion]:
     """A DyG-RAG ``Question.json`` (any data set); question ids must be unique."""
-    out, seen = [], set()
+    out, ids = [], UniqueKeys("id")
     for where, value in read_json_list(path, _QUESTION_HINT):
         rec = need_dict(value, where)
         q = DygQuestion(
             get_int(rec, "id", where), get_str(rec, "question", where), get_str(rec, "answer", where)
         )
-        if q.id in seen:
-            raise where.error(f"id {q.id} appears twice")
-        seen.add(q.id)
+        ids.add(q.id, where)
         out.append(q)
     return out
 

@@ -9,7 +9,7 @@ are SubGTR's Complex-CronQuestions (first_last / before_after / time_join), conv
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -86,9 +86,11 @@ def _year_day(year: int) -> int:
 
 def _with_labels(kg: TemporalKG, entity_text: dict[str, str], relation_text: dict[str, str]) -> TemporalKG:
     """Show Wikidata labels instead of ids when verbalising (ids without a label stay as they are)."""
-    kg.__dict__["entity_labels"] = [entity_text.get(e) or e for e in kg.entities]
-    kg.__dict__["relation_labels"] = [relation_text.get(r) or r for r in kg.relations]
-    return kg
+    return replace(
+        kg,
+        entity_names=[entity_text.get(e) or e for e in kg.entities],
+        relation_names=[relation_text.get(r) or r for r in kg.relations],
+    )
 
 
 def parse_kg(path: str | Path) -> TemporalKG:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag.data._read import line_of_row, read_int_table, read_name_ids, read_tsv
+from temporag.data._read import UniqueKeys, line_of_row, read_int_table, read_name_ids, read_tsv
 from temporag.data.errors import DataFormatError
 from temporag.data.paths import data_file
 from temporag.data.tkg import TemporalKG, day_number
@@ -53,9 +53,9 @@ class Mappings:
 
 def _wd_map(path: Path) -> dict[str, str]:
     out: dict[str, str] = {}
+    ids = UniqueKeys("id")
     for where, (key, text) in read_tsv(path, 2, _WD_HINT):
-        if key in out:
-            raise where.error(f"id {key!r} appears twice")
+        ids.add(key, where)
         out[key] = text
     return out
 

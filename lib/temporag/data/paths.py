@@ -15,10 +15,14 @@ def data_file(relative: str, dataset: str, data_dir: str | Path | None = None) -
     """Path of ``relative`` under the data folder, accepting the file with or without ``.gz``."""
     root = Path(data_dir) if data_dir is not None else get_settings().data_dir
     plain = root / relative
-    candidates = [plain, plain.with_name(plain.name + ".gz")] if not relative.endswith(".gz") else [
-        plain,
-        plain.with_name(plain.name[:-3]),
-    ]
+    candidates = (
+        [plain, plain.with_name(plain.name + ".gz")]
+        if not relative.endswith(".gz")
+        else [
+            plain,
+            plain.with_name(plain.name[:-3]),
+        ]
+    )
     for candidate in candidates:
         if candidate.exists():
             return candidate

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag.data._read import get_int, get_list, get_str, need_dict, read_jsonl
+from temporag.data._read import UniqueKeys, get_int, get_list, get_str, need_dict, read_jsonl
 from temporag.data.paths import data_file
 
 DATASET = "tempreason"
@@ -89,13 +89,11 @@ def _check_half(half: str) -> None:
         raise KeyError(f"unknown half {half!r}; known: {HALVES}")
 
 
-def _check_row(rec: dict, where, seen: set[int], level: str | None) -> tuple[int, str]:
+def _check_row(rec: dict, where, rows: UniqueKeys, level: str | None) -> tuple[int, str]:
     row, rec_level = get_int(rec, "row", where), get_str(rec, "level", where)
     if level is not None and rec_level != level:
         raise where.error(f"level {rec_level!r} in a {level} file")
-    if row in seen:
-        raise where.error(f"row {row} appears twice")
-    seen.add(row)
+    rows.add(row, where)
     return row, rec_level
 
 
@@ -108,10 +106,10 @@ def question_file(level: str, half: str = "shared") -> str:
 def parse_questions(path: str | Path, level: str | None = None) -> list[Question]:
     """Questions in the kit's TempReason JSONL format; ``level`` (if given) must match every record."""
     out: list[Question] = []
-    seen: set[int] = set()
+    rows = UniqueKeys("row")
     for where, value in read_jsonl(path, _Q_HINT):
         rec = need_dict(value, where)
-        row, rec_level = _check_row(rec, where, seen, level)
+        row, rec_level = _check_row(rec, where, rows, level)
         out.append(Question(row, rec_level, get_str(rec, "question", where), get_str(rec, "answer", where)))
     return out
 
@@ -136,10 +134,10 @@ def load_ids(
     _check_half(half)
     path = data_file(f"tempreason/ids/test_{level}.{half}_half.ids.jsonl", DATASET, data_dir)
     out: dict[int, QuestionIds] = {}
-    seen: set[int] = set()
+    rows = UniqueKeys("row")
     for where, value in read_jsonl(path, _IDS_HINT):
         rec = need_dict(value, where)
-        row, rec_level = _check_row(rec, where, seen, level)
+        row, rec_level = _check_row(rec, where, rows, level)
         out[row] = QuestionIds(
             row,
             rec_level,
@@ -160,10 +158,10 @@ def load_with_context(
         f"tempreason/timebench_context/test_{level}.{half}_half.with_context.jsonl", DATASET, data_dir
     )
     out: list[ContextItem] = []
-    seen: set[int] = set()
+    rows = UniqueKeys("row")
     for where, value in read_jsonl(path, _CTX_HINT):
         rec = need_dict(value, where)
-        row, rec_level = _check_row(rec, where, seen, level)
+        row, rec_level = _check_row(rec, where, rows, level)
         out.append(
             ContextItem(
                 row,
@@ -183,7 +181,7 @@ def load_corpus_docs(data_dir: str | Path | None = None) -> list[CorpusDoc]:
     """The 1,995 distinct documents (222 contexts, 1,773 fact blocks) behind the L2/L3 context items."""
     path = data_file(CORPUS_FILE, DATASET, data_dir)
     out: list[CorpusDoc] = []
-    seen: set[int] = set()
+    ids = UniqueKeys("doc_id")
     for where, value in read_jsonl(path, _DOC_HINT):
         rec = need_dict(value, where)
         doc = CorpusDoc(
@@ -194,8 +192,6 @@ def load_corpus_docs(data_dir: str | Path | None = None) -> list[CorpusDoc]:
         )
         if doc.kind not in DOC_KINDS:
             raise where.error(f"kind {doc.kind!r} is not one of {DOC_KINDS}")
-        if doc.doc_id in seen:
-            raise where.error(f"doc_id {doc.doc_id} appears twice")
-        seen.add(doc.doc_id)
+        ids.add(doc.doc_id, where)
         out.append(doc)
     return out

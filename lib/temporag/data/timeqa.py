@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporag.data import complextr
-from temporag.data._read import get_field, get_int, get_list, get_str, need_dict, read_json_list, read_jsonl
+from temporag.data._read import (
+    UniqueKeys,
+    get_field,
+    get_int,
+    get_list,
+    get_str,
+    need_dict,
+    read_json_list,
+    read_jsonl,
+)
 from temporag.data.paths import data_file
 
 DATASET = "timeqa"
@@ -214,15 +223,13 @@ def load_human_items(
 def load_timebench_contexts(data_dir: str | Path | None = None) -> list[TimeBenchContext]:
     """The 678 distinct contexts of TimeBench's TimeQA test sample (documents only, no questions)."""
     path = data_file(TIMEBENCH_CONTEXTS_FILE, DATASET, data_dir)
-    out, seen = [], set()
+    out, ids = [], UniqueKeys("doc_id")
     for where, value in read_jsonl(path, _CONTEXT_HINT):
         rec = need_dict(value, where)
         ctx = TimeBenchContext(
             get_int(rec, "doc_id", where), get_list(rec, "links", str, where), get_str(rec, "context", where)
         )
-        if ctx.doc_id in seen:
-            raise where.error(f"doc_id {ctx.doc_id} appears twice")
-        seen.add(ctx.doc_id)
+        ids.add(ctx.doc_id, where)
         out.append(ctx)
     return out
 

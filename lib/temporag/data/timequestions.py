@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag.data._read import get_field, get_int, get_list, get_str, need_dict, read_json_list
+from temporag.data._read import UniqueKeys, get_field, get_int, get_list, get_str, need_dict, read_json_list
 from temporag.data.paths import data_file
 
 DATASET = "timequestions"
@@ -66,13 +66,11 @@ def _answer(value: object, where) -> Answer:
 
 def parse_questions(path: str | Path) -> list[Question]:
     """A TimeQuestions JSON file in the EXAQT release format."""
-    out, seen = [], set()
+    out, ids = [], UniqueKeys("Id")
     for where, value in read_json_list(path, _HINT):
         rec = need_dict(value, where)
         qid = get_int(rec, "Id", where)
-        if qid in seen:
-            raise where.error(f"Id {qid} appears twice")
-        seen.add(qid)
+        ids.add(qid, where)
         types = get_list(rec, "Temporal question type", str, where)
         unknown = [t for t in types if t not in QUESTION_TYPES]
         if unknown:

@@ -74,6 +74,10 @@ class TemporalKG:
     name: str = "kg"
     granularity: str = "day"
     splits: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # display names when ids are not readable (CronQuestions: Wikidata QIDs → labels); default: the
+    # id with '_' read as a space
+    entity_names: list[str] | None = None
+    relation_names: list[str] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.s)
@@ -117,11 +121,11 @@ class TemporalKG:
 
     @cached_property
     def entity_labels(self) -> list[str]:
-        return [entity_label(e) for e in self.entities]
+        return self.entity_names or [entity_label(e) for e in self.entities]
 
     @cached_property
     def relation_labels(self) -> list[str]:
-        return [entity_label(r) for r in self.relations]
+        return self.relation_names or [entity_label(r) for r in self.relations]
 
     @cached_property
     def label_to_entity(self) -> dict[str, int]:

@@ -529,23 +529,11 @@ def hits(results: Sequence, questions: Sequence, ks: Sequence[int] = (1, 5, 10))
 # the other data sets of Table 2
 
 
-@dataclass(frozen=True)
-class GenericQuestion:
-    """A question in the shape the pipeline needs (MultiTQ's fields), adapted from another data set."""
-
-    quid: int
-    question: str
-    answers: tuple[str, ...]
-    answer_type: str
-    time_level: str
-    qtype: str
-    qlabel: str
-
-
-def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list[GenericQuestion]]:
-    """(kg, questions) for Table 2's CronQuestions / Forecast columns, or raise ``MissingDataError``
-    naming what is absent (CronQuestions facts are not staged; ForecastTKGQuestions has no questions)."""
+def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list]:
+    """(kg, questions as MultiTQ ``Question`` records) for Table 2's CronQuestions / Forecast columns, or
+    raise ``MissingDataError`` naming what is absent (ForecastTKGQuestions has no questions staged)."""
     from temporag.data.errors import MissingDataError
+    from temporag.data.multitq import Question
 
     if dataset == "CronQuestions":
         from temporag.data import cronquestions
@@ -558,7 +546,7 @@ def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list[GenericQues
                 answers = tuple(kg.entity_labels[kg.entity_id[a]] for a in q.answers if a in kg.entity_id)
             else:
                 answers = tuple(str(a) for a in q.answers)
-            qs.append(GenericQuestion(q.uniq_id, q.text, answers, q.answer_type, "year", q.type, "Multiple"))
+            qs.append(Question(q.uniq_id, q.text, answers, q.answer_type, "year", q.type, "Multiple"))
         return kg, qs
     if dataset == "Forecast":
         from temporag.data import forecast
