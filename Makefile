@@ -39,7 +39,7 @@ bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 lab: setup
-	$(BIN)/pip install -q "jupyterlab>=4,<5"
+	$(BIN)/pip install -q "jupyterlab>=4,<5" "ipywidgets>=8,<9"
 	$(BIN)/jupyter lab notebooks/
 
 clean:

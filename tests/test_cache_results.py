@@ -48,6 +48,20 @@ def test_results_record_everything(tmp_path, tmp_cache):
     assert (tmp_path / "demo" / "t.csv").exists()
 
 
+def test_tables_show_counts_with_a_missing_row_as_whole_numbers(tmp_path, tmp_cache):
+    # a count column with one None is float to pandas; tables.md must not print it as 527516.000,
+    # while a rate column (or a count column without gaps) keeps the float format
+    res = Results("demo", {}, out_dir=tmp_path / "demo")
+    frame = pd.DataFrame(
+        {"edges": [527516, 94483, None], "recall": [0.649, 0.651, None], "zero": [0.0, 0.0, 0.0]}
+    )
+    res.table("t", frame, "caption")
+    text = (tmp_path / "demo" / "tables.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    assert [c.strip() for c in rows[2].strip("|").split("|")] == ["527,516", "0.649", "0.000"]
+    assert [c.strip() for c in rows[4].strip("|").split("|")] == ["", "", "0.000"]
+
+
 def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache):
     from temporag.config import REPO_ROOT
 

@@ -59,6 +59,20 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _cell_formatter(column, float_format: str):
+    """How a float column's cells read in tables.md.  A count column that pandas turned into floats
+    because one row has no value (None) reads as whole numbers, not '527516.000'."""
+    present = column.dropna()
+    counts = len(present) < len(column) and len(present) > 0 and bool((present == present.round()).all())
+
+    def cell(v: float) -> str:
+        if v != v:
+            return ""
+        return f"{int(v):,}" if counts else float_format.format(v)
+
+    return cell
+
+
 def write_results_json(path: str | Path, data: dict) -> Path:
     """results.json: readable (indented) except per-question predictions, one compact record per line,
     so that a 954-question run stays small enough to keep in git."""
@@ -135,7 +149,7 @@ class Results:
         shown = frame.copy()
         for col in shown.columns:
             if shown[col].dtype.kind == "f":
-                shown[col] = shown[col].map(lambda v: "" if v != v else float_format.format(v))
+                shown[col] = shown[col].map(_cell_formatter(shown[col], float_format))
         markdown = shown.to_markdown(index=False, disable_numparse=True)
         with open(self.tables_md, "a", encoding="utf-8") as f:
             f.write(f"\n## {key}\n\n{portable(caption)}\n\n{markdown}\n")
