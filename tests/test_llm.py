@@ -481,3 +481,23 @@ def test_embedded_smollm2_answers(tmp_path):
     assert response.token_source == TOKENS_MODEL
     assert response.model == client.model_name
     assert client.chat(msgs("What is the capital of France? Answer in one word."), max_tokens=16).cached
+
+
+
+def test_embedded_models_are_closed_at_exit_before_teardown():
+    # llama-cpp-python's Llama.__del__ fails when it first runs during interpreter teardown
+    # (abetlen/llama-cpp-python#2002), so the kit closes every cached model from an atexit hook
+    import subprocess
+    import sys
+
+    script = (
+        "from temporag import llm\n"
+        "class Model:\n"
+        "    def close(self):\n"
+        "        print('closed', flush=True)\n"
+        "llm._LLAMA_MODELS[('a.gguf', 512, 1)] = Model()\n"
+        "llm._LLAMA_MODELS[('b.gguf', 512, 1)] = Model()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["closed", "closed"]

@@ -23,6 +23,7 @@ completion dict; tests inject fakes through ``LLM(backend=...)``.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import logging
@@ -204,6 +205,24 @@ def _load_llama(path: Path, n_ctx: int, threads: int) -> Any:
             _LLAMA_MODELS[key] = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
             log.info("loaded %s in %.1f s", path.name, time.perf_counter() - t0)
         return _LLAMA_MODELS[key]
+
+
+@atexit.register
+def close_embedded_models() -> None:
+    """Free the embedded models while the interpreter is still whole.
+
+    Left to garbage collection at shutdown, llama-cpp-python's ``Llama.__del__`` runs after the
+    library's globals are gone and prints a ``'NoneType' object is not callable`` traceback on every
+    exit (upstream issue abetlen/llama-cpp-python#2002).  Closing first makes the later ``__del__``
+    a no-op."""
+    with _LLAMA_LOCK:
+        models = list(_LLAMA_MODELS.values())
+        _LLAMA_MODELS.clear()
+    for model in models:
+        try:
+            model.close()
+        except Exception:  # noqa: BLE001 - best effort at exit; never mask the run's own outcome
+            log.debug("closing an embedded model failed", exc_info=True)
 
 
 class LlamaCppBackend:
