@@ -250,3 +250,27 @@ def test_table2_inputs_report_missing_data(shared_data):
     for name in ("CronQuestions", "Forecast"):
         with pytest.raises(MissingDataError):
             S.table2_inputs(name, shared_data)
+
+
+def test_fig3_reads_like_the_paper():
+    # tokens written as the paper writes them (20,453), plain log-axis ticks, and room below the
+    # smallest bar so a 2.5 s bar is not a sliver on a log axis
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from temporag.methods import star_rag_report as R
+
+    fig = R.fig3_tokens_time(
+        ["STAR-RAG", "STAR-RAG-no-rule"],
+        [516.7, 517.2],
+        [2.49, 2.51],
+        {"STAR-RAG": 601.0, "MedicalGraphRAG": 20453.0},
+        {"STAR-RAG": 20.6, "STAR-RAG-no-rule": 10.5},
+    )
+    fig.canvas.draw()
+    tokens_ax, time_ax = fig.axes
+    assert {"517", "601", "20,453"} <= {t.get_text() for t in tokens_ax.texts}
+    assert {"2.49", "20.6", "10.5"} <= {t.get_text() for t in time_ax.texts}
+    ticks = [t.get_text() for t in tokens_ax.get_yticklabels() if t.get_text()]
+    assert "1,000" in ticks and not any("e+" in t or "^" in t for t in ticks), ticks
+    assert time_ax.get_ylim()[0] == pytest.approx(2.49 / 2)
