@@ -483,7 +483,6 @@ def test_embedded_smollm2_answers(tmp_path):
     assert client.chat(msgs("What is the capital of France? Answer in one word."), max_tokens=16).cached
 
 
-
 def test_embedded_models_are_closed_at_exit_before_teardown():
     # llama-cpp-python's Llama.__del__ fails when it first runs during interpreter teardown
     # (abetlen/llama-cpp-python#2002), so the kit closes every cached model from an atexit hook

@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 KIT = "#1f77b4"
 PAPER = "#bbbbbb"
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+PAPER_BAR = {"color": PAPER, "hatch": "//", "edgecolor": "#888888"}  # the paper's reported values
 
 
 def use_house_style() -> None:
@@ -40,6 +41,28 @@ def use_house_style() -> None:
 
 def footnote(fig, text: str) -> None:
     fig.text(0.01, -0.02, text, fontsize=7, color="#555555", ha="left", va="top")
+
+
+def bar_value(value: float) -> str:
+    """A bar's label: whole numbers with thousands separators (papers write 20,453 tokens), small values
+    to 3 significant digits, nothing for a missing value."""
+    if value != value:
+        return ""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def plain_log_yaxis(ax, values: Sequence[float]) -> None:
+    """A log y axis that reads like a table: ticks at 1, 2, 5 × 10^k written as plain numbers (20,000, not
+    2×10^4), and room below the smallest of ``values`` so its bar is not drawn as a sliver."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_yscale("log")
+    shown = [v for v in values if v == v and v > 0]
+    if shown:
+        ax.set_ylim(bottom=min(shown) / 2)
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _finish(fig, ax, title: str, ylabel: str, note: str, **legend):
@@ -73,7 +96,7 @@ def bars_vs_paper(
     ax.bar(x - (width / 2 if paper is not None else 0), kit, width, label=kit_label, color=KIT)
     if paper is not None:
         vals = [np.nan if v is None else v for v in paper]
-        ax.bar(x + width / 2, vals, width, label=paper_label, color=PAPER, hatch="//", edgecolor="#888888")
+        ax.bar(x + width / 2, vals, width, label=paper_label, **PAPER_BAR)
     ax.set_xticks(x, categories, rotation=20, ha="right")
     return _finish(fig, ax, title, ylabel, note)
 

@@ -252,11 +252,6 @@ def draw_neighbourhood(
 # comparison figures
 
 
-def _bar_label(value: float) -> str:
-    """Whole numbers with thousands separators (the paper writes 20,453 tokens), else 3 significant digits."""
-    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
-
-
 def fig3_tokens_time(
     methods: Sequence[str],
     tokens: Sequence[float],
@@ -267,11 +262,9 @@ def fig3_tokens_time(
 ):
     """Fig. 3: tokens and time per question, the kit's bars beside the paper's where it prints them."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     plots.use_house_style()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    plain = FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
     names = list(methods) + [m for m in paper_tokens if m not in methods]
     x = np.arange(len(names))
     for ax, kit, ref, ylabel in (
@@ -280,23 +273,13 @@ def fig3_tokens_time(
     ):
         kit_vals = [kit[list(methods).index(n)] if n in methods else np.nan for n in names]
         ref_vals = [np.nan if ref.get(n) is None else ref[n] for n in names]
-        ax.bar(x - 0.2, kit_vals, 0.4, color=plots.KIT, label="kit (measured)")
-        ax.bar(x + 0.2, ref_vals, 0.4, color=plots.PAPER, hatch="//", edgecolor="#888888", label="paper")
-        for xi, val in zip(x, kit_vals):
-            if val == val:
-                ax.annotate(_bar_label(val), (xi - 0.2, val), ha="center", va="bottom", fontsize=7)
-        for xi, val in zip(x, ref_vals):
-            if val == val:
-                ax.annotate(_bar_label(val), (xi + 0.2, val), ha="center", va="bottom", fontsize=7)
+        kit_bars = ax.bar(x - 0.2, kit_vals, 0.4, color=plots.KIT, label="kit (measured)")
+        paper_bars = ax.bar(x + 0.2, ref_vals, 0.4, label="paper", **plots.PAPER_BAR)
+        for bars in (kit_bars, paper_bars):
+            ax.bar_label(bars, fmt=plots.bar_value, fontsize=7)
         ax.set_xticks(x, names, rotation=15, ha="right")
         ax.set_ylabel(ylabel)
-        ax.set_yscale("log")
-        shown = [v for v in (*kit_vals, *ref_vals) if v == v and v > 0]
-        if shown:  # room below the smallest bar, so a log axis does not shrink it to a sliver
-            ax.set_ylim(bottom=min(shown) / 2)
-        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(plain)  # 20,453 and 10, not 2.05e+04 and 10^1
-        ax.yaxis.set_minor_formatter(NullFormatter())
+        plots.plain_log_yaxis(ax, [*kit_vals, *ref_vals])
     axes[0].set_title("Fig. 3 (left): tokens per question")
     axes[1].set_title("Fig. 3 (right): time per question")
     axes[0].legend()
