@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from temporag.data.multitq import Question
 from temporag.data.tkg import TemporalKG, day_number
@@ -84,3 +85,40 @@ def test_bootstrap_and_breakdown():
     assert got[("overall", "all")] == (10, 0.5)
     assert got[("qtype", "equal")] == (5, 1.0)
     assert got[("qtype", "first_last")] == (5, 0.0)
+
+
+def _q(answers, answer_type="entity", qlabel="Single", qtype="equal"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(answers=answers, answer_type=answer_type, qlabel=qlabel, qtype=qtype)
+
+
+def test_hits_at_k_strict_and_lenient_values():
+    from temporag.evaluate import hits_at_k
+
+    qs = [_q(["Iran"]), _q(["2010-05"], "time"), _q(["South Korea"])]
+    answers = [["Iraq", "Iran"], ["2010-05-17"], ["the South Korea government"]]
+    strict = hits_at_k(answers, qs, (1, 2))
+    assert strict[1].tolist() == [0.0, 1.0, 0.0] and strict[2].tolist() == [1.0, 1.0, 0.0]
+    assert hits_at_k(answers, qs, (1,), "lenient")[1].tolist() == [0.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="first answer only"):
+        hits_at_k(answers, qs, (5,), "lenient")
+
+
+def test_hits_by_category_leaves_failed_calls_out_of_the_mean():
+    from temporag.evaluate import hits_by_category
+
+    qs = [_q(["A"]), _q(["B"], qlabel="Multiple"), _q(["2001"], "time", qlabel="Multiple")]
+    table = hits_by_category(qs, [["A"], [], ["2001-02-03"]], failed=[False, True, False])
+    assert table["strict"]["Overall"] == 1.0  # the failed call is not a wrong answer
+    assert table["n"]["Multiple"] == 2 and table["answered"]["Multiple"] == 1 and table["failed"]["Multiple"] == 1
+    all_failed = hits_by_category(qs[:1], [[]], failed=[True])
+    assert np.isnan(all_failed["strict"]["Overall"]) and all_failed["failed"]["Overall"] == 1
+
+
+def test_latency_summary_in_milliseconds():
+    from temporag.evaluate import latency_summary
+
+    s = latency_summary([0.001, 0.002, 0.003, 0.004, 0.010])
+    assert s["n"] == 5 and s["p50_ms"] == pytest.approx(3.0) and s["mean_ms"] == pytest.approx(4.0)
+    assert np.isnan(latency_summary([])["p50_ms"])

@@ -183,3 +183,115 @@ def breakdown(
         for cat in sorted(set(cats.tolist())):
             add(field, cat, np.flatnonzero(cats == cat))
     return pd.DataFrame(rows)
+
+
+# -- reader scores and per-method tables --------------------------------------------------------------
+
+RULES = {"strict": STRICT, "lenient": LENIENT}
+TABLE1_GROUPS = ("Overall", "Single", "Multiple", "Entity", "Time")
+
+
+def hits_at_k(
+    answers: Sequence[Sequence[str]], questions: Sequence, ks: Sequence[int] = (1,), rule: str = "strict"
+) -> dict[int, np.ndarray]:
+    """Per-question 0/1 Hits@k of ranked answer lists under ``rule`` ("strict" or "lenient").
+
+    The lenient rule (TimeR4's) judges the first answer only, so it is defined for k = 1 alone."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
+    if len(answers) != len(questions):
+        raise ValueError(f"{len(answers)} answer lists but {len(questions)} questions")
+    out = {}
+    for k in ks:
+        if rule == "lenient" and k != 1:
+            raise ValueError("the lenient rule scores the first answer only: use k=1")
+        if rule == "strict":
+            vals = [strict_hit(a, q.answers, k=k, answer_type=q.answer_type) for a, q in zip(answers, questions)]
+        else:
+            vals = [lenient_hit(list(a), q.answers) for a, q in zip(answers, questions)]
+        out[k] = np.asarray(vals, dtype=float)
+    return out
+
+
+def table1_masks(questions: Sequence) -> dict[str, np.ndarray]:
+    """Overall / Single / Multiple / Entity / Time question masks (MultiTQ Table-1 columns)."""
+    return {
+        "Overall": np.ones(len(questions), dtype=bool),
+        "Single": np.array([q.qlabel == "Single" for q in questions], dtype=bool),
+        "Multiple": np.array([q.qlabel == "Multiple" for q in questions], dtype=bool),
+        "Entity": np.array([q.answer_type == "entity" for q in questions], dtype=bool),
+        "Time": np.array([q.answer_type == "time" for q in questions], dtype=bool),
+    }
+
+
+def hits_by_category(
+    questions: Sequence, answers: Sequence[Sequence[str]], failed: Sequence[bool] | None = None
+) -> dict[str, dict[str, float]]:
+    """Hits@1 under both rules by Table-1 column, with n, n answered and n failed per column.
+
+    A failed reader call is not a wrong answer: it is counted in ``failed`` and left out of the means
+    (a column whose calls all failed is NaN, never 0)."""
+    failed_mask = np.zeros(len(questions), dtype=bool) if failed is None else np.asarray(failed, dtype=bool)
+    answered = ~failed_mask
+    out: dict[str, dict[str, float]] = {}
+    for rule in RULES:
+        vals = hits_at_k(answers, questions, (1,), rule)[1]
+        out[rule] = {
+            g: (float(vals[m & answered].mean()) if (m & answered).any() else float("nan"))
+            for g, m in table1_masks(questions).items()
+        }
+    masks = table1_masks(questions)
+    out["n"] = {g: int(m.sum()) for g, m in masks.items()}
+    out["answered"] = {g: int((m & answered).sum()) for g, m in masks.items()}
+    out["failed"] = {g: int((m & failed_mask).sum()) for g, m in masks.items()}
+    return out
+
+
+def recall_by_category(
+    kg, questions: Sequence, ranked: dict[str, Sequence[np.ndarray]], k: int, seed: int = 0
+):
+    """Answer recall@k of several methods' rankings: overall, per qtype and per qlabel, with CIs.
+
+    Returns (per-question values per method, long DataFrame: method, group, category, n, mean, CI)."""
+    import pandas as pd
+
+    values, frames = {}, []
+    for name, lists in ranked.items():
+        values[name] = answer_recall_at_k(kg, lists, questions, [k])[k]
+        frame = breakdown(questions, values[name], by=["qtype", "qlabel"], seed=seed)
+        frame.insert(0, "method", name)
+        frames.append(frame)
+    return values, pd.concat(frames, ignore_index=True)
+
+
+def pivot_by_category(table, methods: Sequence[str]):
+    """A ``recall_by_category`` table as rows overall / Single / Multiple / each qtype, one column per
+    method (the mean) plus n."""
+    import pandas as pd
+
+    order = [("overall", "all"), ("qlabel", "Single"), ("qlabel", "Multiple")]
+    order += [("qtype", c) for c in sorted(table[table.group == "qtype"].category.unique())]
+    rows = []
+    for group, cat in order:
+        sub = table[(table.group == group) & (table.category == cat)]
+        if sub.empty:
+            continue
+        row = {"group": group, "category": cat, "n": int(sub.n.iloc[0])}
+        for m in methods:
+            hit = sub[sub.method == m]
+            row[m] = float(hit["mean"].iloc[0]) if len(hit) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def latency_summary(seconds: Sequence[float]) -> dict[str, float]:
+    """p50 / p95 / mean in milliseconds, and n (the bench and leaderboard latency columns)."""
+    ms = np.asarray(seconds, dtype=float) * 1000.0
+    if len(ms) == 0:
+        return {"n": 0, "p50_ms": float("nan"), "p95_ms": float("nan"), "mean_ms": float("nan")}
+    return {
+        "n": int(len(ms)),
+        "p50_ms": float(np.percentile(ms, 50)),
+        "p95_ms": float(np.percentile(ms, 95)),
+        "mean_ms": float(ms.mean()),
+    }

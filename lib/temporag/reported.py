@@ -55,6 +55,7 @@ Figures without printed values, diagrams, prompts and qualitative case studies:
 from __future__ import annotations
 
 import difflib
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -1007,6 +1008,44 @@ def lookup(paper: str, source: str, row: str, column: str, dataset: str | None =
             f"pass dataset= one of {options}"
         )
     return hits[0].value
+
+
+@dataclass(frozen=True)
+class PaperRef:
+    """Where a paper prints the number a kit value is compared with (``paper_value`` looks it up)."""
+
+    paper: str
+    source: str
+    row: str
+    column: str
+    dataset: str | None = "MultiTQ"
+
+    def value(self) -> float | None:
+        return paper_value(self.paper, self.source, self.row, self.column, self.dataset)
+
+    def label(self) -> str:
+        where = f"{self.source}: {self.row} / {self.column}"
+        return f"{where} ({self.dataset})" if self.dataset else where
+
+
+def paper_value(paper: str, source: str, row: str, column: str, dataset: str | None = None) -> float | None:
+    """The printed value, or None where the paper prints none (logged once, so a typo does not hide).
+
+    Unlike :func:`lookup` this never raises for a missing cell: a kit number with no paper counterpart
+    is still shown, with an empty paper column.  An unknown paper name still raises."""
+    _check_paper(paper)
+    try:
+        return lookup(paper, source, row, column, dataset=dataset)
+    except KeyError as exc:
+        key = (paper, source, row, column, dataset)
+        if key not in _MISSING:
+            _MISSING.add(key)
+            _log.info("no printed value for %s: %s", key, exc)
+        return None
+
+
+_MISSING: set[tuple] = set()
+_log = logging.getLogger(__name__)
 
 
 def as_frame(paper: str, source: str | None = None) -> pd.DataFrame:

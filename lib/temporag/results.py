@@ -17,6 +17,7 @@ from typing import Any
 from temporag import __version__
 from temporag.cache import atomic_write, file_sha256
 from temporag.config import REPO_ROOT, Settings, get_settings
+from temporag.reported import PaperRef
 
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
 
@@ -137,6 +138,33 @@ class Results:
         self.data["metrics"][key] = _jsonable({"value": value, **context}) if context else _jsonable(value)
         self.save()
         return value
+
+    def compare(
+        self,
+        key: str,
+        kit: float | None,
+        paper: PaperRef | None = None,
+        *,
+        n: int | None = None,
+        reader: str | None = None,
+        rule: str | None = None,
+        note: str = "",
+    ) -> dict[str, Any]:
+        """The kit's number beside the paper's, recorded once: the ``results.json`` metric ``key`` and the
+        returned table row carry the same kit value, paper value (None where the paper prints none), n,
+        reader and scoring rule."""
+        row = {
+            "metric": key,
+            "kit": None if kit is None else float(kit),
+            "paper": paper.value() if paper is not None else None,
+            "n": n,
+            "reader": reader,
+            "rule": rule,
+            "paper_source": paper.label() if paper is not None else None,
+            "note": note,
+        }
+        self.metric(key, row["kit"], **{k: v for k, v in row.items() if k not in ("metric", "kit")})
+        return row
 
     def table(self, key: str, frame, caption: str = "", float_format: str = "{:.3f}") -> Path:
         """Save a table as CSV, append it to tables.md, keep its records in results.json."""
