@@ -62,24 +62,39 @@ def test_tables_show_counts_with_a_missing_row_as_whole_numbers(tmp_path, tmp_ca
     assert [c.strip() for c in rows[4].strip("|").split("|")] == ["", "", "0.000"]
 
 
-def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache):
-    from temporag.config import REPO_ROOT
+def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache, monkeypatch):
+    # a stand-in checkout under tmp_path: the test never writes into the repository's figures/
+    repo = tmp_path / "checkout" / "temporag"
+    monkeypatch.setattr("temporag.results.REPO_ROOT", repo)
+    out = repo / "figures" / "_test_portable"
+    res = Results("demo", {"output_dir": str(out), "data": str(repo.parent / "shared" / "data")}, out_dir=out)
+    res.table("t", pd.DataFrame({"file": [str(repo.parent / "shared" / "x.txt")]}), "c")
+    res.predictions("p", [{"quid": i, "facts": list(range(20))} for i in range(3)])
+    text = (out / "results.json").read_text()
+    assert str(repo) not in text and str(repo.parent) not in text
+    data = json.loads(text)
+    assert data["parameters"] == {"output_dir": "./figures/_test_portable", "data": "../shared/data"}
+    assert data["predictions"]["p"][2] == {"quid": 2, "facts": list(range(20))}
+    assert text.count("\n") < 60  # one line per prediction record, not one per id
+    assert "../shared/x.txt" in (out / "t.csv").read_text()
 
-    out = REPO_ROOT / "figures" / "_test_portable"
-    try:
-        res = Results(
-            "demo", {"output_dir": str(out), "data": str(REPO_ROOT.parent / "shared" / "data")}, out_dir=out
-        )
-        res.table("t", pd.DataFrame({"file": [str(REPO_ROOT.parent / "shared" / "x.txt")]}), "c")
-        res.predictions("p", [{"quid": i, "facts": list(range(20))} for i in range(3)])
-        text = (out / "results.json").read_text()
-        assert str(REPO_ROOT) not in text and str(REPO_ROOT.parent) not in text
-        data = json.loads(text)
-        assert data["parameters"] == {"output_dir": "./figures/_test_portable", "data": "../shared/data"}
-        assert data["predictions"]["p"][2] == {"quid": 2, "facts": list(range(20))}
-        assert text.count("\n") < 60  # one line per prediction record, not one per id
-        assert "../shared/x.txt" in (out / "t.csv").read_text()
-    finally:
-        import shutil
 
-        shutil.rmtree(out, ignore_errors=True)
+def test_compare_records_the_row_and_extra_context(tmp_path, tmp_cache):
+    from temporag.reported import PaperRef
+
+    res = Results("demo", {}, out_dir=tmp_path / "demo")
+    ref = PaperRef("tecqa", "§1 text", "Structure-guided subgraph", "Answer Recall")
+    row = res.compare("subgraph/answer_recall", 0.9675, ref, n=954, ci95=[0.957, 0.978])
+    assert row == {
+        "metric": "subgraph/answer_recall",
+        "kit": 0.9675,
+        "paper": 0.9933,
+        "n": 954,
+        "reader": None,
+        "rule": None,
+        "paper_source": "§1 text: Structure-guided subgraph / Answer Recall (MultiTQ)",
+        "note": "",
+    }
+    saved = json.loads((tmp_path / "demo" / "results.json").read_text())["metrics"]["subgraph/answer_recall"]
+    assert saved["value"] == 0.9675 and saved["paper"] == 0.9933 and saved["ci95"] == [0.957, 0.978]
+    assert "ci95" not in row

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fakes import fake_llm
+from slices import iraq_visits, kg_slice
 
-from temporag.data.tkg import TemporalKG
 from temporag.embed import Encoder, VectorIndex, cosine_top_k
 from temporag.methods.semantic import SemanticRetriever, time_bonus, top_k_stable
 from temporag.timeutil import parse_time
@@ -53,15 +54,39 @@ def test_time_bonus_marks_facts_in_named_period(kg):
 def test_semantic_retriever_on_a_real_slice(kg, tmp_cache):
     # the facts of one entity pair: small enough to embed here, real text
     iraq, iran = kg.entity_id["Iraq"], kg.entity_id["Iran"]
-    pick = np.flatnonzero((kg.s == iraq) & (kg.o == iran))
-    sub = TemporalKG(
-        kg.s[pick], kg.r[pick], kg.o[pick], kg.t_start[pick], kg.t_end[pick], kg.entities, kg.relations
-    )
+    sub = kg_slice(kg, np.flatnonzero((kg.s == iraq) & (kg.o == iran)))
     retriever = SemanticRetriever(sub)
     assert retriever.triple_vectors.shape == (sub.n_triples, 384)
-    ranked, latency = retriever.retrieve(["Who did Iraq host a visit from in 2008?"], k=5)
-    top = ranked[0]
-    assert len(top) == 5 and (latency >= 0).all()
+    retrieval = retriever.retrieve(["Who did Iraq host a visit from in 2008?"], k=5, progress=False)
+    top = retrieval.ids[0]
+    assert len(top) == 5 and retrieval.evidence == "kg_fact" and retrieval.latency_s.shape == (1,)
+    # brute force: the best triple's cosine plus the date bonus, ties in file order
+    q_vec = retriever.embed_questions(["Who did Iraq host a visit from in 2008?"])[0]
+    in_2008 = np.array([sub.date(i).startswith("2008") for i in range(len(sub))])
+    scores = (retriever.triple_vectors @ q_vec)[sub.triple_of_fact] + 0.1 * in_2008
+    assert top.tolist() == sorted(range(len(sub)), key=lambda i: (-scores[i], i))[:5]
     assert sub.relation_labels[int(sub.r[top[0]])] == "Host a visit"
-    # the date bonus puts the 2008 facts of the best triple first
-    assert sub.date(int(top[0])).startswith("2008")
+    assert sub.date(int(top[0])).startswith(
+        "2008"
+    )  # the date bonus puts the 2008 facts of the best triple first
+
+
+def test_semantic_pipeline_on_real_questions_with_a_fake_reader(kg, questions, tmp_cache):
+    sub = iraq_visits(kg)
+    picked = [q for q in questions if q.quid in (3000029, 3000030)]
+    retriever = SemanticRetriever(sub)
+    llm = fake_llm("['Congress (United States)']")
+    records = retriever.pipeline(picked, llm, k=3, progress=False)
+    assert [r.quid for r in records] == [3000029, 3000030]
+    june = records[0]  # "Who paid a visit to Iraq in June 2011?": the bonus favours June 2011 facts
+    assert [sub.date(i)[:7] for i in june.evidence_ids] == ["2011-06"] * 3
+    yilmaz = records[1]  # "... Ismet Yilmaz visit Iraq for the first time?": his three visits, in file order
+    assert [sub.verbalise(i) for i in yilmaz.evidence_ids] == [
+        "Ismet Yilmaz Make a visit Iraq on 2015-03-04",
+        "Ismet Yilmaz Make a visit Iraq on 2015-03-06",
+        "Ismet Yilmaz Make a visit Iraq on 2015-03-11",
+    ]
+    assert all(r.answers == ["Congress (United States)"] and r.llm_calls == 1 for r in records)
+    assert records[0].prompt_tokens == 100 and llm.backend.calls == 2
+    prompt = llm.backend.seen[1][0][-1]["content"]
+    assert "Ismet Yilmaz Make a visit Iraq on 2015-03-04" in prompt

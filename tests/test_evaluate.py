@@ -123,3 +123,21 @@ def test_latency_summary_in_milliseconds():
     s = latency_summary([0.001, 0.002, 0.003, 0.004, 0.010])
     assert s["n"] == 5 and s["p50_ms"] == pytest.approx(3.0) and s["mean_ms"] == pytest.approx(4.0)
     assert np.isnan(latency_summary([])["p50_ms"])
+
+
+def test_answer_anchor_and_chain_recall_values():
+    from temporag.evaluate import anchor_recall, answer_recall
+
+    kg = _tiny_kg()
+    qs = [
+        Question(1, "?", ("C",), "entity", "day", "equal", "Single"),
+        Question(2, "?", ("2006",), "time", "year", "equal", "Single"),
+    ]
+    assert answer_recall(kg, [np.array([0, 1]), np.array([0, 1])], qs).tolist() == [1.0, 0.0]
+    assert answer_recall(kg, [np.array([0, 1]), np.array([0, 2])], qs, k=1).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="1 rankings but 2 questions"):
+        answer_recall(kg, [np.array([0])], qs)
+    anchor = anchor_recall([np.array([False, True]), np.array([False]), None])
+    assert anchor[:2].tolist() == [1.0, 0.0] and np.isnan(anchor[2])
+    chain = chain_recall(np.array([1.0, 1.0, 1.0]), anchor)
+    assert chain[:2].tolist() == [1.0, 0.0] and np.isnan(chain[2])  # no anchor: left out, not a hit

@@ -1,13 +1,16 @@
-"""TECQA steps on hand-made timelines (subgraph, anchors, KNTN, serialisation) and on real MultiTQ data."""
+"""TECQA steps on hand-made timelines (subgraph, anchors, KNTN, serialisation), its analyses, and the
+pipeline on real MultiTQ questions over a slice of the real KG with a fake reader."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from fakes import fake_llm
+from slices import iraq_visits
 
 from temporag.data.tkg import TemporalKG, day_number
-from temporag.methods import tecqa, tecqa_analysis
-from temporag.methods.tecqa import Constraints
+from temporag.methods import tecqa
+from temporag.methods.tecqa import Constraints, report
 from temporag.timeutil import TimeValue, make_time
 
 
@@ -117,8 +120,15 @@ def test_chain_and_ablation_variants_on_a_hand_made_case():
     assert 21 in semantic.facts and len(semantic.facts) == 3
     pooled = model.chain(c, q_vec, k=3, n=1, pool=np.array([0, 1, 21], dtype=np.int32))
     assert sorted(pooled.facts.tolist()) == [0, 1, 21]
-    chains, latency = model.build([c, c], np.stack([q_vec, q_vec]), k=3, n=1, progress=False)
-    assert len(chains) == 2 and (latency >= 0).all()
+    chains, latency = model.chains([c, c], np.stack([q_vec, q_vec]), k=3, n=1, progress=False)
+    assert [x.facts.tolist() for x in chains] == [chain.facts.tolist()] * 2 and latency.shape == (2,)
+    # the retrieval interface: the chain's ids in serialised order, cut to k, with its trace
+    retrieval = tecqa.as_retrieval(kg, chains, latency, k=2)
+    assert [ids.tolist() for ids in retrieval.ids] == [chain.facts[:2].tolist()] * 2
+    assert retrieval.traces[0]["subgraph_size"] == 22 and retrieval.traces[0]["anchors_implicit"] == [
+        "1970-01-11"
+    ]
+    assert retrieval.traces[0]["main"] == "Iraq" and retrieval.traces[0]["chain_length"] == 3
     assert tecqa.reader_lines(kg, chain.facts[:1]) == ["[Danish Ministry, Make a visit, Iraq, 1970-01-11]"]
 
 
@@ -126,11 +136,49 @@ def test_reference_anchor_mask():
     kg = _timeline_kg()
     c = _c(kg, others=("Danish Ministry",))
     c = Constraints(c.question, c.entities, c.relations, c.main, raw={"constraint_entities": [1]})
-    mask = tecqa_analysis.reference_anchor_mask(
-        kg, np.array([0, 21, 22, 24]), "After the Danish Ministry ...?", c
-    )
+    mask = report.reference_anchor_mask(kg, np.array([0, 21, 22, 24]), "After the Danish Ministry ...?", c)
     assert mask.tolist() == [False, True, True, False]
-    assert tecqa_analysis.reference_anchor_mask(kg, np.array([0]), "Who first visited Iraq?", _c(kg)) is None
+    assert report.reference_anchor_mask(kg, np.array([0]), "Who first visited Iraq?", _c(kg)) is None
+
+
+def test_integrity_uses_the_reference_anchor_and_leaves_anchorless_questions_out():
+    kg = _timeline_kg()
+    c = _c(kg, others=("Danish Ministry",))
+    ref = Constraints(c.question, c.entities, c.relations, c.main, raw={"constraint_entities": [1]})
+    q = lambda text, answer: type(
+        "Q", (), {"question": text, "answers": (answer,), "answer_type": "entity"}
+    )()
+    questions = [
+        q("After the Danish Ministry, who visited Iraq?", "Jack Straw"),
+        q("Who first visited Iraq?", "Iran"),
+    ]
+    # fact 21 is the Danish visit (the anchor), fact 0 Jack Straw's visit, fact 1 Iran's
+    result = report.integrity(kg, questions, [np.array([21, 0]), np.array([1])], [ref, _c(kg)])
+    assert result["answer"].tolist() == [1.0, 1.0]
+    assert result["anchor"][0] == 1.0 and np.isnan(result["anchor"][1])
+    assert result["chain"][0] == 1.0 and np.isnan(result["chain"][1])
+    result = report.integrity(kg, questions[:1], [np.array([0])], [ref])  # answer without its anchor
+    assert (result["answer"][0], result["anchor"][0], result["chain"][0]) == (1.0, 0.0, 0.0)
+
+
+def test_failure_modes_count_empty_and_truncated_chains():
+    kg = _timeline_kg()
+    q = lambda qtype: type(
+        "Q", (), {"question": "q", "answers": ("Peter Pace",), "answer_type": "entity", "qtype": qtype}
+    )()
+    chain = lambda sub, facts: tecqa.EvidenceChain(
+        "q", _c(kg), np.asarray(sub), [], [], np.array([]), np.asarray(facts), np.zeros(len(facts))
+    )
+    # Peter Pace (entity 4) visits on days 2, 5, 8, ...: fact 2 holds him, fact 0 does not
+    chains = [chain([], []), chain([0, 2], [0]), chain([0, 2], [2]), chain([0], [0])]
+    modes = report.failure_modes(kg, [q("equal"), q("first_last"), q("first_last"), q("first_last")], chains)
+    assert (modes["empty_subgraph"], modes["first_last_questions"], modes["first_last_truncated"]) == (
+        1,
+        3,
+        1,
+    )
+    assert modes["truncated_idx"] == [1] and modes["empty_idx"] == [0]
+    assert modes["empty_from_wrong_main_entity"] == 0  # Iraq has a fact with Peter Pace
 
 
 # -- real data ----------------------------------------------------------------------------------------
@@ -156,3 +204,55 @@ def test_table5_case_subgraph_and_anchor_on_real_kg(kg):
     chain = tecqa.TECQA(kg, enc, vecs).chain(c, enc.encode([q])[0], k=40, n=2)
     assert "2006-01-05" in [a.iso for a in chain.implicit]
     assert "Jack Straw" in {kg.entity_labels[int(kg.s[f])] for f in chain.facts[:5]}
+
+
+def test_pipeline_on_real_questions_with_a_fake_reader(kg, questions, tmp_cache):
+    """Parse → subgraph → anchors → KNTN → serialise → read, on three shared questions over the Iraq-visit
+    slice of the real KG (embedded into a temporary cache)."""
+    sub = iraq_visits(kg)
+    picked = [q for q in questions if q.quid in (3000000, 3000029, 3000030)]
+    model = tecqa.TECQA(sub, k=5, n=1)
+    llm = fake_llm("Answer: ['Jack Straw', 'Iran']")
+    records = model.pipeline(picked, llm, k=4, progress=False)
+    assert [r.quid for r in records] == [3000000, 3000029, 3000030]
+    first = records[0]
+    assert first.trace["main"] == "Iraq" and first.trace["relation"] == ["Make a visit"]
+    assert first.trace["subgraph_size"] == 1065  # the paper's Table 5 count: every visit to or by Iraq
+    assert first.trace["anchors_implicit"] == ["2006-01-05"]  # the Danish ministry's visit
+    assert len(first.evidence_ids) == 4 and sub.entity_labels[int(sub.s[first.evidence_ids[0]])] == (
+        "Defense / Security Ministry (Denmark)"
+    )
+    assert records[1].trace["anchors_explicit"] == ["2011-06"]
+    assert records[2].trace["subgraph_size"] == 3  # Ismet Yilmaz's three visits
+    assert all(r.answers == ["Jack Straw", "Iran"] and r.llm_calls == 1 for r in records)
+    assert (first.prompt_tokens, first.completion_tokens) == (100, 10) and llm.backend.calls == 3
+    prompt = "\n".join(m["content"] for m in llm.backend.seen[0][0])
+    assert (
+        "[Jack Straw, Make a visit, Iraq, 2006-01-06]" in prompt
+        and "[subject, relation, object, date]" in prompt
+    )
+    # the reader is asked for TECQA's five ranked answers, the same as ``TECQA.read``
+    assert model.retrieve(picked[:1], k=4, progress=False).ids[0].tolist() == first.evidence_ids
+
+
+def test_offline_and_llm_parsers_return_the_same_record(kg, tmp_cache):
+    sub = iraq_visits(kg)
+    offline = tecqa.make_offline_parser(sub)
+    replies = {
+        "Entities": "['Ismet Yilmaz', 'Iraq']",
+        "Relation:": "Make a visit",
+        "Main entity:": "Ismet Yilmaz",
+    }
+
+    def reply(prompt: str) -> str:
+        return next(text for cue, text in replies.items() if prompt.rstrip().endswith(cue))
+
+    llm_parser = tecqa.make_parser(sub, "llm", llm=fake_llm(reply), offline=offline)
+    question = "In which year did Ismet Yilmaz visit Iraq for the first time?"
+    by_llm, by_offline = llm_parser.parse(question), offline.parse(question)
+    assert type(by_llm) is type(by_offline) is Constraints
+    assert (by_llm.main, by_llm.relations) == (by_offline.main, by_offline.relations)
+    assert sub.entity_labels[by_llm.main] == "Ismet Yilmaz" and by_llm.parser == "llm"
+    assert llm_parser.parse_many([]) == []
+    with pytest.raises(ValueError, match="needs an llm"):
+        tecqa.make_parser(sub, "llm", offline=offline)

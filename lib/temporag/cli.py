@@ -1,4 +1,4 @@
-"""`temporag` command line: run notebooks in batch, fetch and check data."""
+"""`temporag` command line: run notebooks in batch, fetch and check data, compare two runs' results."""
 
 from __future__ import annotations
 
@@ -61,6 +61,28 @@ def _cmd_data(args) -> int:
     return _print_checks(results)
 
 
+def _cmd_results(args) -> int:
+    from temporag.results_diff import compared_paths, diff
+
+    try:
+        found = diff(
+            args.old,
+            args.new,
+            rel_tol=args.tolerance,
+            ignore=tuple(args.ignore or ()),
+            ignore_added=args.ignore_added,
+        )
+        compared = compared_paths(args.old)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"results diff: {exc}", file=sys.stderr)
+        return 2
+    for difference in found:
+        print(difference)
+    verdict = f"{len(found)} difference(s)" if found else "no differences"
+    print(f"{verdict} in {compared} compared values of {args.old} (timings excepted)")
+    return 1 if found else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="temporag", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -98,6 +120,20 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--dest", default=None, help="where to fetch to (default: TEMPORAG_DATA)")
     data.add_argument("--copy", action="store_true", help="copy files instead of symlinking (with --from)")
     data.set_defaults(func=_cmd_data)
+
+    results = sub.add_parser("results", help="compare two runs' results.json")
+    results_sub = results.add_subparsers(dest="action", required=True)
+    rdiff = results_sub.add_parser(
+        "diff", help="list every metric / table value that differs (timings excepted); exit 1 if any"
+    )
+    rdiff.add_argument("old", help="results.json of the reference run")
+    rdiff.add_argument("new", help="results.json of the run to check")
+    rdiff.add_argument("--tolerance", type=float, default=1e-9, help="relative tolerance for floats")
+    rdiff.add_argument("--ignore", action="append", metavar="REGEX", help="skip paths matching (repeatable)")
+    rdiff.add_argument(
+        "--ignore-added", action="store_true", help="accept values only the new run has (new metrics/context)"
+    )
+    rdiff.set_defaults(func=_cmd_results)
     return parser
 
 

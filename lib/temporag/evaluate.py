@@ -110,10 +110,27 @@ def answer_recalled(kg, fact_ids, answers: Sequence[str], answer_type: str) -> b
     return bool(answer_fact_mask(kg, fact_ids, answers, answer_type).any())
 
 
+def answer_recall(
+    kg, ranked: Sequence[Sequence[int]], questions: Sequence, k: int | None = None
+) -> np.ndarray:
+    """Per-question 0/1 answer recall of the (first ``k``, default all) retrieved facts: TECQA's Answer
+    Recall (appendix D) — the context contains a gold answer."""
+    if len(ranked) != len(questions):
+        raise ValueError(f"{len(ranked)} rankings but {len(questions)} questions")
+    return np.array(
+        [
+            float(answer_recalled(kg, np.asarray(facts)[:k], q.answers, q.answer_type))
+            for facts, q in zip(ranked, questions)
+        ],
+        dtype=float,
+    )
+
+
 def answer_recall_at_k(
     kg, ranked: Sequence[np.ndarray], questions: Sequence, ks: Sequence[int]
 ) -> dict[int, np.ndarray]:
-    """Per-question 0/1 answer recall of the top-k retrieved facts, for each k."""
+    """Per-question 0/1 answer recall of the top-k retrieved facts, for each k (one pass: the rank of the
+    first fact that carries a gold answer decides every k)."""
     out = {k: np.zeros(len(questions), dtype=float) for k in ks}
     for i, (facts, q) in enumerate(zip(ranked, questions)):
         facts = np.asarray(facts)[: max(ks)]
@@ -124,9 +141,19 @@ def answer_recall_at_k(
     return out
 
 
+def anchor_recall(anchor_masks: Sequence[np.ndarray | None]) -> np.ndarray:
+    """TECQA's Anchor Recall per question: 1 when some context fact holds the question's reference anchor,
+    0 when none does, NaN when the question has no anchor (``None`` mask; left out of means).  Which facts
+    hold the anchor is the method's definition (``tecqa.report.reference_anchor_mask``)."""
+    return np.array([np.nan if m is None else float(np.asarray(m).any()) for m in anchor_masks], dtype=float)
+
+
 def chain_recall(answer_hits: np.ndarray, anchor_hits: np.ndarray) -> np.ndarray:
-    """TECQA's Evidence Chain Recall: both the anchor and the answer are in the context."""
-    return np.logical_and(answer_hits.astype(bool), anchor_hits.astype(bool)).astype(float)
+    """TECQA's Evidence Chain Recall: both the anchor and the answer are in the context (NaN where the
+    question has no anchor)."""
+    answer_hits, anchor_hits = np.asarray(answer_hits, dtype=float), np.asarray(anchor_hits, dtype=float)
+    both = np.logical_and(answer_hits.astype(bool), np.nan_to_num(anchor_hits).astype(bool)).astype(float)
+    return np.where(np.isnan(anchor_hits), np.nan, both)
 
 
 # -- aggregation ----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ notebook itself reads like the paper."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,8 +64,33 @@ def stratified_sample(questions: list, n: int | None, rng: np.random.Generator, 
     return [questions[i] for i in sorted(chosen)]
 
 
-def start(name: str, params: dict, *, questions: list | None = None, data_files: list | None = None) -> Run:
-    """Resolve a notebook run.  ``params`` is the parameters cell as a dict (``None`` = default)."""
+#: a notebook default: one value per profile, or a function of (profile, settings)
+Default = Mapping[str, Any] | Callable[[str, Settings], Any]
+
+
+def resolve_defaults(params: dict, defaults: Mapping[str, Default], profile: str, settings: Settings) -> dict:
+    """``params`` with every ``None`` that has a notebook default replaced by its resolved value."""
+    resolved = dict(params)
+    for key, default in defaults.items():
+        if resolved.get(key) is None:
+            resolved[key] = default(profile, settings) if callable(default) else default[profile]
+    return resolved
+
+
+def start(
+    name: str,
+    params: dict,
+    *,
+    questions: list | None = None,
+    data_files: list | None = None,
+    defaults: Mapping[str, Default] | None = None,
+) -> Run:
+    """Resolve a notebook run.  ``params`` is the parameters cell as a dict (``None`` = default).
+
+    Every default is resolved here and recorded in ``results.json`` (never ``null`` for a value the run
+    used): the profile's sample sizes (``None`` = every question is recorded as the count), the
+    notebook's own ``defaults`` (e.g. TECQA's ``parse_sample``), ``seed``, ``llm_model`` (the embedded
+    reader's name when offline) and ``output_dir``."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     profile = params.get("profile", "smoke")
     if profile not in PROFILES:
@@ -78,19 +104,38 @@ def start(name: str, params: dict, *, questions: list | None = None, data_files:
     )
     if settings.llm_base_url is not None and params.get("reader_sample") is None and profile == "paper":
         resolved["reader_sample"] = None  # a served model reads every question
+    resolved = resolve_defaults(resolved, defaults or {}, profile, settings)
     rng = np.random.default_rng(settings.seed)
     selected = []
     if questions is not None:
         selected = stratified_sample(questions, resolved.get("sample_size"), rng)
+        if resolved.get("sample_size") is None:
+            resolved["sample_size"] = len(selected)  # every question
     reader = stratified_sample(
         selected, resolved.get("reader_sample"), np.random.default_rng(settings.seed + 1)
     )
+    if questions is not None and resolved.get("reader_sample") is None:
+        resolved["reader_sample"] = len(reader)
+    resolved["seed"] = settings.seed
+    if settings.llm_model is not None or settings.offline_llm:
+        resolved["llm_model"] = settings.llm_model or _embedded_model_name()
     out_dir = params.get("output_dir")
     results = Results(
         name,
-        resolved,
+        {**resolved, "output_dir": out_dir or f"figures/{name}"},
         out_dir=Path(out_dir) if out_dir else None,
         settings=settings,
         data_files=data_files or [],
     )
+    resolved["output_dir"] = str(results.dir)
     return Run(name, profile, resolved, settings, results, rng, selected, reader, list(data_files or []))
+
+
+def _embedded_model_name() -> str:
+    """The offline reader's model name (its GGUF file's stem), without loading it."""
+    from temporag.llm import LLMError, find_embedded_gguf
+
+    try:
+        return find_embedded_gguf().stem
+    except LLMError:  # no embedded weights installed: the reader says so, with the fix, when first used
+        return "embedded (not installed)"

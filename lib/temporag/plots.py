@@ -1,7 +1,9 @@
 """One house style for every figure, and the few chart kinds the papers use.
 
 Figures put the kit's measured value next to the paper's reported one wherever both exist, and
-always name the reader model in the title or a footnote when a number depends on it.
+always name the reader model in the title or a footnote when a number depends on it.  Heatmaps,
+distributions and category bars are seaborn calls inside the house style (matplotlib rcParams set by
+:func:`use_house_style`); line charts and the paper-bar comparisons stay plain matplotlib.
 """
 
 from __future__ import annotations
@@ -101,6 +103,57 @@ def bars_vs_paper(
     return _finish(fig, ax, title, ylabel, note)
 
 
+def category_bars(
+    frame,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    *,
+    ax=None,
+    title: str = "",
+    ylabel: str = "",
+    note: str = "",
+    ylim: tuple[float, float] | None = (0, 1.0),
+    labels: bool = True,
+):
+    """Bars of ``y`` per ``x`` category, one colour per ``hue`` (a long data frame, one row per bar), with
+    value labels; draws into ``ax`` when given (a panel of a larger figure), else a new figure."""
+    import seaborn as sns
+
+    use_house_style()
+    if ax is None:
+        n_bars = len(frame[x].unique()) * (len(frame[hue].unique()) if hue else 1)
+        fig, ax = plt.subplots(figsize=(max(6.4, 0.45 * n_bars), 3.8))
+    fig = ax.figure
+    sns.barplot(
+        data=frame,
+        x=x,
+        y=y,
+        hue=hue,
+        ax=ax,
+        errorbar=None,
+        palette=PALETTE[: frame[hue].nunique()] if hue else None,
+        color=None if hue else KIT,
+        saturation=1.0,
+    )
+    if labels:
+        for container in ax.containers:
+            ax.bar_label(container, fmt="%.2f", fontsize=6, padding=1)
+    ax.set_xlabel("")
+    ax.tick_params(axis="x", labelrotation=20)
+    for tick in ax.get_xticklabels():
+        tick.set_horizontalalignment("right")
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if hue and ax.get_legend() is not None:
+        ax.legend(title=None, ncols=min(4, frame[hue].nunique()))
+    if note:
+        footnote(fig, note)
+    return fig
+
+
 def grouped_bars(
     categories: Sequence[str],
     series: dict[str, Sequence[float]],
@@ -110,18 +163,87 @@ def grouped_bars(
     note: str = "",
     ylim: tuple[float, float] | None = (0, 1.0),
 ):
-    """Several measured series per category (e.g. methods × question types)."""
+    """Several measured series per category (e.g. methods × question types), via :func:`category_bars`."""
+    import pandas as pd
+
+    long = pd.DataFrame(
+        [
+            {"category": c, "series": name, "value": v}
+            for name, vals in series.items()
+            for c, v in zip(categories, vals)
+        ]
+    )
+    fig = category_bars(long, "category", "value", "series", title=title, ylabel=ylabel, note=note, ylim=ylim)
+    fig.tight_layout()
+    return fig
+
+
+def distribution(
+    values: Sequence[float],
+    *,
+    marks: dict[str, float] | None = None,
+    log10: bool = False,
+    bins: int = 30,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "questions",
+    note: str = "",
+):
+    """A histogram of ``values`` (log10 of them with ``log10``; values below 1 count as 1) with labelled
+    dotted lines at ``marks`` (e.g. the sizes a paper prints)."""
+    import seaborn as sns
+
     use_house_style()
-    fig, ax = plt.subplots(figsize=(max(6.4, 0.9 * len(categories) * max(1, len(series)) / 2), 3.8))
-    x = np.arange(len(categories))
-    width = 0.8 / max(1, len(series))
-    for i, (name, vals) in enumerate(series.items()):
-        bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=name)
-        ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
-    ax.set_xticks(x, categories, rotation=20, ha="right")
-    if ylim:
-        ax.set_ylim(*ylim)
-    return _finish(fig, ax, title, ylabel, note, ncols=min(4, len(series)))
+    fig, ax = plt.subplots()
+    shown = (
+        np.log10(np.maximum(np.asarray(values, dtype=float), 1)) if log10 else np.asarray(values, dtype=float)
+    )
+    sns.histplot(shown, bins=bins, color=KIT, ax=ax, alpha=1.0, edgecolor="white", linewidth=0.3)
+    for label, value in (marks or {}).items():
+        if value is None:
+            continue
+        x = np.log10(value) if log10 else value
+        ax.axvline(x, ls=":", color="grey")
+        ax.text(
+            x,
+            ax.get_ylim()[1] * 0.97,
+            f"{label} ",
+            rotation=90,
+            va="top",
+            ha="right",
+            fontsize=7,
+            color="grey",
+        )
+    ax.set_xlabel(xlabel)
+    return _finish(fig, ax, title, ylabel, note, legend=None)
+
+
+def curve_with_length(
+    ax, x, value, length, *, value_label: str, length_label: str, mark=None, title: str = ""
+):
+    """One panel of a value curve (left axis) with a context-length curve on a twin right axis (TECQA's
+    Fig. 4), and the paper's chosen setting ``mark`` (an x value) drawn red."""
+    ax.plot(x, value, marker="o", color=KIT, label=value_label)
+    if mark is not None:
+        chosen = [i for i, v in enumerate(x) if v == mark]
+        ax.plot(
+            [x[i] for i in chosen],
+            [value[i] for i in chosen],
+            marker="o",
+            ms=9,
+            color="red",
+            ls="none",
+            label="paper's optimum",
+        )
+    ax.set_ylabel(value_label)
+    ax.set_title(title)
+    twin = ax.twinx()
+    twin.plot(x, length, marker="s", ls="--", color=PALETTE[1], label=length_label)
+    twin.set_ylabel(length_label)
+    twin.grid(False)
+    handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
+    ax.legend(handles, [h.get_label() for h in handles], loc="lower right")
+    return twin
 
 
 def curves(
@@ -167,25 +289,27 @@ def heatmap(
     note: str = "",
     cmap: str = "viridis",
 ):
-    """Annotated heatmap (e.g. STAR-RAG's K1 × K2 sensitivity)."""
+    """Annotated heatmap (e.g. STAR-RAG's K1 × K2 sensitivity), first row at the bottom like a plot's y
+    axis; cells are written with ``fmt`` (a ``str.format`` pattern)."""
+    import seaborn as sns
+
     use_house_style()
+    matrix = np.asarray(matrix, dtype=float)
     fig, ax = plt.subplots(figsize=(4.8, 4.0))
-    im = ax.imshow(matrix, cmap=cmap, origin="lower", aspect="auto")
+    cells = np.vectorize(lambda v: "" if v != v else fmt.format(v), otypes=[str])(matrix)
+    sns.heatmap(
+        matrix,
+        annot=cells,
+        fmt="",
+        cmap=cmap,
+        ax=ax,
+        xticklabels=[str(c) for c in cols],
+        yticklabels=[str(r) for r in rows],
+        cbar_kws={"shrink": 0.8},
+        annot_kws={"fontsize": 8},
+    )
+    ax.invert_yaxis()
+    ax.tick_params(axis="y", labelrotation=0)
     ax.grid(False)
-    ax.set_xticks(range(len(cols)), [str(c) for c in cols])
-    ax.set_yticks(range(len(rows)), [str(r) for r in rows])
-    for i in range(matrix.shape[0]):
-        for j in range(matrix.shape[1]):
-            v = matrix[i, j]
-            ax.text(
-                j,
-                i,
-                fmt.format(v),
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if v < np.nanmean(matrix) else "black",
-            )
     ax.set_xlabel(xlabel)
-    fig.colorbar(im, ax=ax, shrink=0.8)
     return _finish(fig, ax, title, ylabel, note, legend=None)

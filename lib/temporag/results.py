@@ -149,10 +149,12 @@ class Results:
         reader: str | None = None,
         rule: str | None = None,
         note: str = "",
+        **context: Any,
     ) -> dict[str, Any]:
         """The kit's number beside the paper's, recorded once: the ``results.json`` metric ``key`` and the
         returned table row carry the same kit value, paper value (None where the paper prints none), n,
-        reader and scoring rule."""
+        reader and scoring rule.  Extra ``context`` (a CI, the settings it was measured at) goes into the
+        metric only."""
         row = {
             "metric": key,
             "kit": None if kit is None else float(kit),
@@ -163,7 +165,9 @@ class Results:
             "paper_source": paper.label() if paper is not None else None,
             "note": note,
         }
-        self.metric(key, row["kit"], **{k: v for k, v in row.items() if k not in ("metric", "kit")})
+        self.metric(
+            key, row["kit"], **{k: v for k, v in row.items() if k not in ("metric", "kit")}, **context
+        )
         return row
 
     def table(self, key: str, frame, caption: str = "", float_format: str = "{:.3f}") -> Path:

@@ -23,6 +23,12 @@ import numpy as np
 EVIDENCE_KINDS = ("kg_fact", "document_unit")
 
 
+def question_texts(questions: Sequence) -> list[str]:
+    """The question strings of question records (anything with ``.question``) or of plain strings, so a
+    method's ``retrieve`` serves notebooks (records) and benches (texts) alike."""
+    return [q if isinstance(q, str) else q.question for q in questions]
+
+
 @dataclass
 class Retrieval:
     """Ranked evidence ids per question, per-question retrieval latency, optional per-question traces.
@@ -58,6 +64,15 @@ class Retrieval:
 
     def sizes(self) -> np.ndarray:
         return np.array([len(r) for r in self.ids], dtype=int)
+
+    def select(self, index: Sequence[int], k: int | None = None) -> Retrieval:
+        """The rankings of the questions at ``index`` (e.g. a reader sample), cut to their first ``k`` ids."""
+        return Retrieval(
+            [self.ids[i][:k] for i in index],
+            self.latency_s[list(index)],
+            None if self.traces is None else [self.traces[i] for i in index],
+            self.evidence,
+        )
 
 
 @dataclass(frozen=True)

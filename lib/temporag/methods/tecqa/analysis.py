@@ -1,8 +1,10 @@
-"""TECQA's analyses (§5.3–5.7, appendices D–E) as functions a notebook calls once per table or figure.
+"""TECQA's own analysis metrics (§5.3–5.7, appendices D–E), which the generic ones in
+:mod:`temporag.evaluate` cannot express: parser accuracy against data-derived gold, the reference anchor
+that evidence-chain integrity needs, the K × N sensitivity grid, the appendix-E failure modes and the
+Table 5-style case rendering.
 
-Everything here is LLM-free except :func:`hits_by_category`, which only scores a reader's answers.  Gold
-that MultiTQ does not annotate (the main entity, the reference anchor) is derived from the KG and the
-gold answers, and the definitions are stated in each docstring so the numbers can be audited.
+Gold that MultiTQ does not annotate (the main entity, the reference anchor) is derived from the KG and
+the gold answers; each docstring states the definition so the numbers can be audited.
 """
 
 from __future__ import annotations
@@ -11,21 +13,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from temporag.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids, lenient_hit, strict_hit
-from temporag.methods.tecqa import (
-    Constraints,
-    EvidenceChain,
-    explicit_anchors,
-    fact_days,
-    subgraph,
-    subgraph_parts,
-)
+from temporag import evaluate
+from temporag.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
+from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days, subgraph, subgraph_parts
+from temporag.methods.tecqa.parser import Constraints
 
 KS = (5, 10, 20, 40, 60)  # Figure 4's K grid
 NS = (1, 2, 5, 10)  # Figure 4's N grid
-
-
-# -- parser accuracy (§4.2.1) -------------------------------------------------------------------------
 
 
 def _partner_is_gold(kg, facts: np.ndarray, main: int, answers: Sequence[str]) -> bool:
@@ -55,41 +49,22 @@ def relation_supported(kg, constraints: Constraints, answers: Sequence[str], ans
     return bool(answer_fact_mask(kg, f_main, answers, answer_type).any())
 
 
+def _mean(values) -> float:
+    values = np.asarray(values, dtype=float)
+    return float(values.mean()) if len(values) else float("nan")
+
+
 def parser_accuracy(kg, questions: Sequence, constraints: Sequence[Constraints]) -> dict[str, float]:
     """Main-entity and relation accuracy against the data-derived gold, subgraph answer recall, empties."""
-    main = np.array(
-        [main_entity_supported(kg, c, q.answers, q.answer_type) for q, c in zip(questions, constraints)]
-    )
-    rel = np.array(
-        [relation_supported(kg, c, q.answers, q.answer_type) for q, c in zip(questions, constraints)]
-    )
-    subs = [subgraph(kg, c) for c in constraints]
-    recall = np.array([answer_recalled(kg, s, q.answers, q.answer_type) for s, q in zip(subs, questions)])
+    pairs = list(zip(questions, constraints))
+    subgraphs = [subgraph(kg, c) for c in constraints]
     return {
         "n": len(questions),
-        "main_entity_acc": float(main.mean()) if len(main) else float("nan"),
-        "relation_acc": float(rel.mean()) if len(rel) else float("nan"),
-        "subgraph_answer_recall": float(recall.mean()) if len(recall) else float("nan"),
-        "empty_subgraph_rate": float(np.mean([len(s) == 0 for s in subs])) if subs else float("nan"),
+        "main_entity_acc": _mean([main_entity_supported(kg, c, q.answers, q.answer_type) for q, c in pairs]),
+        "relation_acc": _mean([relation_supported(kg, c, q.answers, q.answer_type) for q, c in pairs]),
+        "subgraph_answer_recall": _mean(evaluate.answer_recall(kg, subgraphs, questions)),
+        "empty_subgraph_rate": _mean([len(s) == 0 for s in subgraphs]),
     }
-
-
-# -- recall of retrieved contexts (Fig. 2, §1) ----------------------------------------------------------
-
-
-def answer_recall(
-    kg, questions: Sequence, fact_lists: Sequence[Sequence[int]], k: int | None = None
-) -> np.ndarray:
-    """Per-question 0/1: the (first k) retrieved facts contain a gold answer (appendix D)."""
-    return np.array(
-        [
-            float(answer_recalled(kg, np.asarray(f)[:k] if k else np.asarray(f), q.answers, q.answer_type))
-            for f, q in zip(fact_lists, questions)
-        ]
-    )
-
-
-# -- evidence-chain integrity (Fig. 5, appendix D) --------------------------------------------------------
 
 
 def reference_anchor_mask(kg, facts: np.ndarray, question: str, reference: Constraints) -> np.ndarray | None:
@@ -123,17 +98,13 @@ def integrity(
     kg, questions: Sequence, fact_lists: Sequence[Sequence[int]], references: Sequence[Constraints]
 ) -> dict[str, np.ndarray]:
     """Answer, anchor and evidence-chain recall per question (NaN where a question has no anchor)."""
-    ans = answer_recall(kg, questions, fact_lists)
-    anchor = np.full(len(questions), np.nan)
-    for i, (q, f, ref) in enumerate(zip(questions, fact_lists, references)):
-        mask = reference_anchor_mask(kg, np.asarray(f), q.question, ref)
-        if mask is not None:
-            anchor[i] = float(mask.any())
-    chain = np.where(np.isnan(anchor), np.nan, ans * np.nan_to_num(anchor))
-    return {"answer": ans, "anchor": anchor, "chain": chain}
-
-
-# -- sensitivity (Fig. 4) ------------------------------------------------------------------------------
+    answer = evaluate.answer_recall(kg, fact_lists, questions)
+    masks = [
+        reference_anchor_mask(kg, np.asarray(f), q.question, ref)
+        for q, f, ref in zip(questions, fact_lists, references)
+    ]
+    anchor = evaluate.anchor_recall(masks)
+    return {"answer": answer, "anchor": anchor, "chain": evaluate.chain_recall(answer, anchor)}
 
 
 def sensitivity(
@@ -150,8 +121,8 @@ def sensitivity(
     rows = []
     for n in ns:
         for k in ks:
-            chains, _ = model.build(constraints, q_vecs, k, n, progress=False)
-            recall = answer_recall(model.kg, questions, [c.facts for c in chains])
+            chains, _ = model.chains(constraints, q_vecs, k, n, progress=False)
+            recall = evaluate.answer_recall(model.kg, [c.facts for c in chains], questions)
             rows.append(
                 {
                     "K": k,
@@ -161,32 +132,6 @@ def sensitivity(
                 }
             )
     return pd.DataFrame(rows)
-
-
-# -- reader scores (Tables 1-2) ------------------------------------------------------------------------
-
-
-def hits_by_category(questions: Sequence, answers: Sequence[Sequence[str]]) -> dict[str, dict[str, float]]:
-    """Hits@1 under both rules, overall and by Single / Multiple / entity / time (Table 1's columns)."""
-    strict = np.array(
-        [float(strict_hit(a, q.answers, k=1, answer_type=q.answer_type)) for a, q in zip(answers, questions)]
-    )
-    lenient = np.array([float(lenient_hit(list(a), q.answers)) for a, q in zip(answers, questions)])
-    groups = {
-        "Overall": np.ones(len(questions), dtype=bool),
-        "Single": np.array([q.qlabel == "Single" for q in questions]),
-        "Multiple": np.array([q.qlabel == "Multiple" for q in questions]),
-        "Entity": np.array([q.answer_type == "entity" for q in questions]),
-        "Time": np.array([q.answer_type == "time" for q in questions]),
-    }
-    out = {}
-    for rule, vals in (("strict", strict), ("lenient", lenient)):
-        out[rule] = {g: (float(vals[m].mean()) if m.any() else float("nan")) for g, m in groups.items()}
-    out["n"] = {g: int(m.sum()) for g, m in groups.items()}
-    return out
-
-
-# -- failure analysis (§5.7, appendix E) -----------------------------------------------------------------
 
 
 def failure_modes(kg, questions: Sequence, chains: Sequence[EvidenceChain]) -> dict:
@@ -226,9 +171,6 @@ def failure_modes(kg, questions: Sequence, chains: Sequence[EvidenceChain]) -> d
         "wrong_main_idx": wrong_main,
         "truncated_idx": truncated,
     }
-
-
-# -- worked example (Tables 5-6) ----------------------------------------------------------------------
 
 
 def render_case(kg, question, chain: EvidenceChain, lines: int = 8) -> str:

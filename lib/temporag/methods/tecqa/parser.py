@@ -1,0 +1,302 @@
+"""TECQA §4.2.1: structural constraint parsing — the question's entities, one relation and the main entity,
+grounded to the KG schema (Eq. 2).
+
+Two interchangeable parsers return the same :class:`Constraints` record: :class:`OfflineParser` (no
+LLM; the kit's :mod:`temporag.linking`) and :class:`LLMParser` (the paper's three prompts, appendix
+F.1's structure in the kit's own words).  :func:`make_parser` picks one by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from temporag.linking import EntityLinker, RelationGrounder, main_entity_index, predicate_text
+
+PARSERS = ("offline", "llm")
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """The grounded structural constraints of one question (E_q, R_q, e_main) and the raw mentions."""
+
+    question: str
+    entities: tuple[int, ...]
+    relations: tuple[int, ...]
+    main: int | None
+    entity_mentions: tuple[str, ...] = ()
+    relation_mention: str = ""
+    main_mention: str | None = None
+    parser: str = "offline"
+    raw: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def others(self) -> tuple[int, ...]:
+        """E_other = E_q without the main entity (Eq. 3)."""
+        return tuple(e for e in self.entities if e != self.main)
+
+    def describe(self, kg) -> dict:
+        """Readable labels, for tables and worked examples."""
+        return {
+            "entities": [kg.entity_labels[e] for e in self.entities],
+            "relation": [kg.relation_labels[r] for r in self.relations],
+            "main": kg.entity_labels[self.main] if self.main is not None else None,
+            "mentions": list(self.entity_mentions),
+            "relation_phrase": self.relation_mention,
+        }
+
+
+class OfflineParser:
+    """Structural constraints without an LLM: linked entity mentions, a grounded relation, the main entity.
+
+    ``relation_prior="kg"`` (default) grounds the relation phrase among the relations the KG attests for
+    the main entity — and, when the question names another entity the main entity has facts with, among
+    the relations of those shared facts — so the grounding cannot pick an edge the pivot never has;
+    ``"none"`` grounds over all relation names (Eq. 2 as printed).
+    """
+
+    def __init__(
+        self,
+        kg,
+        encoder,
+        entity_vectors: np.ndarray,
+        relation_vectors: np.ndarray,
+        relation_prior: str = "kg",
+    ) -> None:
+        if relation_prior not in ("kg", "none"):
+            raise ValueError(f"relation_prior must be 'kg' or 'none', got {relation_prior!r}")
+        self.kg = kg
+        self.linker = EntityLinker(kg, encoder, entity_vectors)
+        self.grounder = RelationGrounder(kg, encoder, relation_vectors)
+        self.relation_prior = relation_prior
+
+    def candidate_relations(self, main: int | None, others: Sequence[int]) -> np.ndarray | None:
+        """Relations the KG attests for the main entity (with the other entities where they meet)."""
+        if self.relation_prior == "none" or main is None:
+            return None
+        kg = self.kg
+        facts = kg.by_entity[main]
+        if len(others):
+            other = np.asarray(list(others))
+            shared = facts[np.isin(kg.s[facts], other) | np.isin(kg.o[facts], other)]
+            if len(shared):
+                return np.unique(kg.r[shared])
+        return np.unique(kg.r[facts])
+
+    def parse_many(self, questions: Sequence[str], progress: bool = False) -> list[Constraints]:
+        """Constraints of many questions (span and relation embeddings in batches)."""
+        mentions = self.linker.link_many(list(questions))
+        mains, phrases, allowed = [], [], []
+        for q, ms in zip(questions, mentions):
+            idx = main_entity_index(q, ms)
+            main = ms[idx].entity if idx is not None else None
+            mains.append((idx, main))
+            phrases.append(predicate_text(q, ms))
+            others = [m.entity for m in ms if m.entity != main]
+            allowed.append(self.candidate_relations(main, others))
+        rel_ids, rel_scores = self.grounder.ground(phrases, allowed)
+        out = []
+        for q, ms, (idx, main), phrase, rid, rs in zip(
+            questions, mentions, mains, phrases, rel_ids, rel_scores
+        ):
+            out.append(
+                Constraints(
+                    question=q,
+                    entities=tuple(m.entity for m in ms),
+                    relations=(int(rid),),
+                    main=main,
+                    entity_mentions=tuple(m.text for m in ms),
+                    relation_mention=phrase,
+                    main_mention=ms[idx].text if idx is not None else None,
+                    parser="offline",
+                    raw={
+                        "mention_scores": [round(m.score, 4) for m in ms],
+                        "mention_methods": [m.method for m in ms],
+                        "constraint_mentions": [m.text for m in ms if m.constraint],
+                        "constraint_entities": [m.entity for m in ms if m.constraint],
+                        "relation_score": round(float(rs), 4),
+                    },
+                )
+            )
+        return out
+
+    def parse(self, question: str) -> Constraints:
+        return self.parse_many([question])[0]
+
+
+# The three parsing prompts (appendix F.1's structure and output formats; the kit's own wording and
+# examples, none of them taken from the MultiTQ test questions).
+ENTITY_PROMPT = """List the named participants of the question — people, organisations, countries, groups — \
+as a Python list of strings, copied as they are written in the question. Leave out dates, question words and \
+generic words such as "country" or "person". Reply with the list only, or [] if there is none.
+
+Question: When did the Prime Minister of Japan last criticise the South Korean navy?
+Entities: ['Prime Minister of Japan', 'South Korean navy']
+
+Question: Who was the last to host Angela Merkel before Brazil did?
+Entities: ['Angela Merkel', 'Brazil']
+
+Question: In March 2009, which country threatened Georgia?
+Entities: ['Georgia']
+
+Question: {question}
+Entities:"""
+
+RELATION_PROMPT = """Choose the ONE relation from the relation list that names the action the question asks \
+about; the entities are given for context. Reply with the relation name exactly as it is listed, nothing else.
+
+Hints: want / wish / plan / intend → "Express intent to ..."; ask / urge / call on / request → \
+"Appeal for ..." or "Make an appeal or request"; talks / negotiate → "Engage in negotiation" or "Express \
+intent to meet or negotiate"; visit / travel to → "Make a visit", and the visited side "Host a visit"; \
+attack / fight / use force → "Use ... force"; criticise / condemn / blame → "Criticize or denounce" or \
+"Accuse".
+
+Question: When did the Prime Minister of Japan last criticise the South Korean navy?
+Entities: ['Prime Minister of Japan', 'South Korean navy']
+Relation: Criticize or denounce
+
+Question: Who was the last to host Angela Merkel before Brazil did?
+Entities: ['Angela Merkel', 'Brazil']
+Relation: Host a visit
+
+Relation list: {relations}
+
+Question: {question}
+Entities: {entities}
+Relation:"""
+
+MAIN_PROMPT = """Name the ONE main entity of the question from the list. If the grammatical subject \
+is a specific entity, the main entity is the subject. If the subject is a question word (who, which country, \
+what), the main entity is the object the action is directed at. Reply with the name only.
+
+Question: When did the Prime Minister of Japan last criticise the South Korean navy?
+List: ['Prime Minister of Japan', 'South Korean navy']
+Main entity: Prime Minister of Japan
+
+Question: Who was the last to host Angela Merkel before Brazil did?
+List: ['Angela Merkel', 'Brazil']
+Main entity: Angela Merkel
+
+Question: {question}
+List: {entities}
+Main entity:"""
+
+
+def _first_line(text: str) -> str:
+    for line in (text or "").splitlines():
+        line = line.strip().strip("'\"`*").strip()
+        if line:
+            for prefix in ("Relation:", "Main entity:", "Answer:", "A:"):
+                if line.lower().startswith(prefix.lower()):
+                    line = line[len(prefix) :].strip().strip("'\"`*").strip()
+            return line
+    return ""
+
+
+class LLMParser:
+    """The paper's parse (Eq. 1): three LLM calls per question, then Eq. 2 grounding of every mention.
+
+    Grounding reuses the offline parser's name tables: an exact KG name wins, otherwise the label with
+    the best cosine.  Every raw reply is kept in ``Constraints.raw`` for audits.
+    """
+
+    def __init__(self, kg, llm, offline: OfflineParser) -> None:
+        self.kg = kg
+        self.llm = llm
+        self.linker = offline.linker
+        self.grounder = offline.grounder
+
+    def _chat(self, prompts: Sequence[str], max_tokens: int, desc: str, progress: bool):
+        return self.llm.chat_many(
+            [[{"role": "user", "content": p}] for p in prompts],
+            max_tokens=max_tokens,
+            desc=desc,
+            progress=progress,
+        )
+
+    def parse_many(self, questions: Sequence[str], progress: bool = True) -> list[Constraints]:
+        from temporag.readers import parse_ranked_answers
+
+        questions = list(questions)
+        if not questions:
+            return []
+        replies = self._chat(
+            [ENTITY_PROMPT.format(question=q) for q in questions], 64, "parse: entities", progress
+        )
+        raw_entities = [parse_ranked_answers(r.text, top_k=8) for r in replies]
+        relations = "; ".join(self.kg.relation_labels)
+        rel_replies = self._chat(
+            [
+                RELATION_PROMPT.format(relations=relations, question=q, entities=repr(ents))
+                for q, ents in zip(questions, raw_entities)
+            ],
+            24,
+            "parse: relation",
+            progress,
+        )
+        main_replies = self._chat(
+            [MAIN_PROMPT.format(question=q, entities=repr(ents)) for q, ents in zip(questions, raw_entities)],
+            24,
+            "parse: main entity",
+            progress,
+        )
+        rel_texts = [_first_line(r.text) for r in rel_replies]
+        main_texts = [_first_line(r.text) for r in main_replies]
+        flat = [m for ents in raw_entities for m in ents]
+        ent_ids, _ = self.linker.ground(flat) if flat else (np.empty(0, dtype=np.int64), None)
+        main_ids, _ = self.linker.ground(main_texts)
+        rel_ids, _ = self.grounder.ground(rel_texts)
+        out, pos = [], 0
+        for i, q in enumerate(questions):
+            ents = [int(e) for e in ent_ids[pos : pos + len(raw_entities[i])] if e >= 0]
+            pos += len(raw_entities[i])
+            main = int(main_ids[i]) if main_texts[i] and main_ids[i] >= 0 else (ents[0] if ents else None)
+            if main is not None and main not in ents:
+                ents = [main, *ents]
+            out.append(
+                Constraints(
+                    question=q,
+                    entities=tuple(dict.fromkeys(ents)),
+                    relations=(int(rel_ids[i]),) if rel_texts[i] else (),
+                    main=main,
+                    entity_mentions=tuple(raw_entities[i]),
+                    relation_mention=rel_texts[i],
+                    main_mention=main_texts[i] or None,
+                    parser="llm",
+                    raw={
+                        "entity_reply": replies[i].text,
+                        "relation_reply": rel_replies[i].text,
+                        "main_reply": main_replies[i].text,
+                        "errors": [r.error for r in (replies[i], rel_replies[i], main_replies[i]) if r.error],
+                    },
+                )
+            )
+        return out
+
+    def parse(self, question: str) -> Constraints:
+        return self.parse_many([question], progress=False)[0]
+
+
+def make_offline_parser(kg, encoder=None, relation_prior: str = "kg") -> OfflineParser:
+    """The offline parser with the cached entity / relation name vectors."""
+    from temporag.embed import Encoder, kg_name_vectors
+
+    encoder = encoder or Encoder()
+    ent_vecs, rel_vecs = kg_name_vectors(kg, encoder)
+    return OfflineParser(kg, encoder, ent_vecs, rel_vecs, relation_prior=relation_prior)
+
+
+def make_parser(kg, parser: str = "offline", *, llm=None, offline: OfflineParser | None = None, encoder=None):
+    """The parser a run asked for by name: "offline" (no LLM) or "llm" (the three prompts; needs ``llm``).
+
+    ``offline`` reuses an offline parser's name tables (the LLM parser grounds its mentions with them)."""
+    if parser not in PARSERS:
+        raise ValueError(f"parser must be one of {PARSERS}, got {parser!r}")
+    offline = offline or make_offline_parser(kg, encoder)
+    if parser == "offline":
+        return offline
+    if llm is None:
+        raise ValueError("parser='llm' needs an llm (run.llm() or temporag.llm.LLM())")
+    return LLMParser(kg, llm, offline)

@@ -1,0 +1,105 @@
+"""`temporag results diff`: every metric and table value compared, timings excepted, exit 1 on a change."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from temporag.cli import main
+from temporag.results_diff import compared_paths, diff
+
+RUN = {
+    "created": "2026-01-01T00:00:00+00:00",
+    "parameters": {"profile": "smoke"},
+    "metrics": {
+        "chain/answer_recall": {"value": 0.9433962264150944, "paper": 0.9412, "n": 954, "ci95": [0.93, 0.96]},
+        "subgraph/size_median": 131.0,
+        "latency/tecqa_p50_ms": {"value": 2.4, "target_ms": 20},
+        "semantic_reader/usage": {"value": {"calls": 6, "cached": 0, "prompt_tokens": 4400, "wall_s": 9.1}},
+        "fig5/TECQA/Single/anchor_recall": {"value": float("nan"), "n": 0},
+    },
+    "tables": {
+        "headline": {
+            "caption": "Headline (smoke)",
+            "records": [{"number": "recall", "kit": 0.5, "paper": None}],
+        },
+        "latency": {"caption": "", "records": [{"retriever": "TECQA", "p50_ms": 2.4}]},
+    },
+    "predictions": {"tecqa": [{"quid": 1, "retrieval_s": 0.01}]},
+}
+
+
+def _changed(**edits) -> dict:
+    run = copy.deepcopy(RUN)
+    for path, value in edits.items():
+        *parents, leaf = path.split(".")
+        node = run
+        for key in parents:
+            node = node[key]
+        node[leaf] = value
+    return run
+
+
+def test_identical_runs_and_timings_do_not_differ():
+    timing_only = _changed(
+        **{"created": "2027-01-01", "metrics.latency/tecqa_p50_ms": {"value": 9.9, "target_ms": 20}}
+    )
+    timing_only["metrics"]["semantic_reader/usage"]["value"].update(cached=6, wall_s=0.2)
+    timing_only["tables"]["latency"]["records"][0]["p50_ms"] = 7.0
+    timing_only["tables"]["headline"]["caption"] = "Headline (smoke, re-run)"
+    timing_only["metrics"]["subgraph/size_median"] = 131.0 + 1e-13  # float noise
+    assert diff(RUN, timing_only) == []
+    # compared: recall value, paper, n, CI (one list); the median; the NaN value and its n; calls and
+    # tokens; the headline row's three cells — nothing of the latency metric or table
+    assert compared_paths(RUN) == 12
+
+
+def test_every_kind_of_difference_is_listed():
+    new = _changed(**{"metrics.subgraph/size_median": 132.0})
+    new["metrics"]["chain/answer_recall"]["ci95"] = [0.93, 0.97]
+    new["metrics"]["fig5/TECQA/Single/anchor_recall"]["value"] = 0.5  # NaN → a number is a change
+    new["tables"]["headline"]["records"][0]["paper"] = 0.68
+    del new["metrics"]["semantic_reader/usage"]
+    new["metrics"]["chain/answer_recall"]["rule"] = "strict"
+    found = {d.path: d for d in diff(RUN, new)}
+    assert set(found) == {
+        "metrics/subgraph/size_median",
+        "metrics/chain/answer_recall/ci95",
+        "metrics/fig5/TECQA/Single/anchor_recall/value",
+        "tables/headline/records/0/paper",
+        "metrics/semantic_reader/usage/value/calls",
+        "metrics/semantic_reader/usage/value/prompt_tokens",
+        "metrics/chain/answer_recall/rule",
+    }
+    assert found["metrics/subgraph/size_median"].kind == "changed"
+    assert found["metrics/semantic_reader/usage/value/calls"].kind == "only in old"
+    assert found["metrics/chain/answer_recall/rule"].kind == "only in new"
+    assert "metrics/chain/answer_recall/rule" not in {d.path for d in diff(RUN, new, ignore_added=True)}
+    assert {
+        d.path for d in diff(RUN, new, ignore=("^tables/", "usage", "ci95", "anchor_recall", "rule"))
+    } == {"metrics/subgraph/size_median"}
+
+
+def test_cli_exit_codes_and_listing(tmp_path, capsys):
+    old, same, moved = tmp_path / "old.json", tmp_path / "same.json", tmp_path / "moved.json"
+    old.write_text(json.dumps(RUN))
+    same.write_text(json.dumps(_changed(created="later")))
+    moved.write_text(json.dumps(_changed(**{"metrics.subgraph/size_median": 140.0})))
+    assert main(["results", "diff", str(old), str(same)]) == 0
+    assert "no differences in 12 compared values" in capsys.readouterr().out
+    assert main(["results", "diff", str(old), str(moved)]) == 1
+    out = capsys.readouterr().out
+    assert "~ metrics/subgraph/size_median: 131.0 → 140.0" in out and "1 difference(s)" in out
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"metrics": {\n  "x": }')
+    assert main(["results", "diff", str(old), str(bad)]) == 2
+    assert "bad.json line 2: not valid JSON" in capsys.readouterr().err
+    assert main(["results", "diff", str(old), str(tmp_path / "missing.json")]) == 2
+
+
+@pytest.mark.parametrize("tolerance, differs", [(1e-9, True), (1e-2, False)])
+def test_tolerance_is_relative(tolerance, differs):
+    new = _changed(**{"metrics.subgraph/size_median": 131.1})
+    assert bool(diff(RUN, new, rel_tol=tolerance)) is differs
