@@ -30,13 +30,13 @@ def main() -> None:
     _ = kg.by_entity, kg.triple_of_fact  # build the indexes before timing
 
     t0 = time.perf_counter()
-    constraints = tecqa.make_offline_parser(kg, enc).parse_many(texts)
+    constraints = model.offline_parser.parse_many(texts)
     parse_s = (time.perf_counter() - t0) / len(texts)
     q_vecs = model.embed_questions(texts)
 
-    model.build(constraints[:8], q_vecs[:8], progress=False)  # warm-up
-    chains, latency = model.build(constraints, q_vecs, tecqa.DEFAULT_K, tecqa.DEFAULT_N, progress=False)
-    _, sem_latency = semantic.retrieve(texts, k=tecqa.DEFAULT_K, q_vecs=q_vecs, progress=False)
+    model.chains(constraints[:8], q_vecs[:8], progress=False)  # warm-up
+    chains, latency = model.chains(constraints, q_vecs, tecqa.DEFAULT_K, tecqa.DEFAULT_N, progress=False)
+    sem_latency = semantic.retrieve(texts, k=tecqa.DEFAULT_K, q_vecs=q_vecs, progress=False).latency_s
 
     p50, p95 = np.median(latency) * 1e3, np.percentile(latency, 95) * 1e3
     sizes = np.array([len(c.subgraph) for c in chains])

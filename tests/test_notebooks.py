@@ -25,11 +25,14 @@ def _metric(data: dict, key: str):
 def _check_tour(data: dict) -> None:
     assert _metric(data, "kg/facts") == 461_329
     assert _metric(data, "kg/entities") == 10_488
-    for k in (1, 5, 10, 20, 50):
-        assert 0.0 < _metric(data, f"semantic/answer_recall@{k}") <= 1.0
-    assert _metric(data, "semantic/answer_recall@1") <= _metric(data, "semantic/answer_recall@50")
-    assert 0.0 <= _metric(data, "semantic_reader/hits@1_strict") <= 1.0
-    assert len(data["predictions"]["semantic"]) == data["parameters"]["sample_size"]
+    # the seeded smoke sample of 40: questions whose top-k facts hold a gold answer, as measured when the
+    # tour became the semantic package (within one question: float ties may order differently elsewhere)
+    for k, recalled in {1: 16, 5: 23, 10: 25, 20: 26, 50: 31}.items():
+        assert _metric(data, f"semantic/answer_recall@{k}") * 40 == pytest.approx(recalled, abs=1.01), k
+    reader = data["metrics"]["semantic_reader/hits@1_strict"]
+    assert reader["n"] == 6 and reader["failed"] == 0 and reader["rule"] == "strict"
+    assert round(reader["value"] * 6, 9) == round(reader["value"] * 6)  # a count of the 6 questions
+    assert len(data["predictions"]["semantic"]) == data["parameters"]["sample_size"] == 40
     assert {"semantic_recall_at_k", "question_types"} <= set(data["figures"])
 
 
@@ -83,6 +86,24 @@ def _check_star_rag(data: dict) -> None:
 
 CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa, "star_rag": _check_star_rag}
 
+#: parameters whose ``None`` is itself the meaning: no question file (the split is used), no endpoint
+#: (the embedded reader); any other ``null`` in results.json is a value the run resolved but did not record
+NULL_MEANS_SOMETHING = {"questions_file", "llm_base_url"}
+NULL_MEANS_SOMETHING_IN = {
+    "tecqa": {"reader_facts"},  # None: the reader sees the whole chain
+    # resolved inside the notebook today; they leave this list when it passes them to start(defaults=...)
+    "star_rag": {"heatmap_reader_sample", "reader_style"},
+}
+
+
+def _check_no_unrecorded_parameters(name: str, data: dict) -> None:
+    nulls = {key for key, value in data["parameters"].items() if value is None}
+    allowed = NULL_MEANS_SOMETHING | NULL_MEANS_SOMETHING_IN.get(name, set())
+    assert nulls <= allowed, (
+        f"{name}: results.json records null for resolved parameters {sorted(nulls - allowed)}"
+    )
+    assert {"sample_size", "reader_sample", "seed", "llm_model", "output_dir"} <= set(data["parameters"])
+
 
 def test_every_notebook_is_stripped_and_has_parameters():
     assert NOTEBOOKS, "no notebooks found"
@@ -94,6 +115,24 @@ def test_every_notebook_is_stripped_and_has_parameters():
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
             f"{path.name} has outputs"
         )
+
+
+MAX_CELL_LINES = 12
+NOT_YET_THIN = {"star_rag"}  # its results cells move into methods/star_rag/report.py (issue 16)
+
+
+def test_notebook_code_cells_stay_short():
+    """A notebook reads like the paper: each code cell calls the library in a few lines (the parameters
+    cell is a list of knobs, not code, and is exempt)."""
+    for path in NOTEBOOKS:
+        if path.stem in NOT_YET_THIN:
+            continue
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            tags = cell.get("metadata", {}).get("tags", [])
+            if cell.cell_type == "code" and "parameters" not in tags:
+                lines = len(cell.source.splitlines())
+                assert lines <= MAX_CELL_LINES, f"{path.name} cell {i}: {lines} lines"
 
 
 @pytest.mark.notebook
@@ -130,5 +169,6 @@ def test_notebook_smoke(path, tmp_path, shared_data):
     assert data["figures"], "the notebook saved no figure"
     for fig in data["figures"]:
         assert (out_dir / f"{fig}.png").stat().st_size > 5_000, fig
+    _check_no_unrecorded_parameters(path.stem, data)
     if path.stem in CHECKS:
         CHECKS[path.stem](data)

@@ -195,9 +195,9 @@ def test_retrieval_on_real_multitq(kg, questions):
     qs = questions[:12]
     q_vecs = star.semantic.embed_questions([x.question for x in qs])
     ranked, latency, traces = star.retrieve([x.question for x in qs], q_vecs, progress=False)
-    sem, _ = SemanticRetriever.retrieve(
+    sem = SemanticRetriever.retrieve(
         star.semantic, [x.question for x in qs], k=10, q_vecs=q_vecs, progress=False
-    )
+    ).ids
     for r, t, s in zip(ranked, traces, sem):
         assert len(r) == 10 and t.anchors.tolist() == s.tolist()
         assert t.iterations > 0 and t.n_candidates >= 10

@@ -215,7 +215,6 @@ def breakdown(
 # -- reader scores and per-method tables --------------------------------------------------------------
 
 RULES = {"strict": STRICT, "lenient": LENIENT}
-TABLE1_GROUPS = ("Overall", "Single", "Multiple", "Entity", "Time")
 
 
 def hits_at_k(

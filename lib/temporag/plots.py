@@ -79,30 +79,6 @@ def _finish(fig, ax, title: str, ylabel: str, note: str, **legend):
     return fig
 
 
-def bars_vs_paper(
-    categories: Sequence[str],
-    kit: Sequence[float],
-    paper: Sequence[float | None] | None = None,
-    *,
-    title: str = "",
-    ylabel: str = "",
-    kit_label: str = "kit (measured)",
-    paper_label: str = "paper (reported)",
-    note: str = "",
-):
-    """Grouped bars: the kit's value beside the paper's for each category (missing paper values skipped)."""
-    use_house_style()
-    fig, ax = plt.subplots()
-    x = np.arange(len(categories))
-    width = 0.38 if paper is not None else 0.6
-    ax.bar(x - (width / 2 if paper is not None else 0), kit, width, label=kit_label, color=KIT)
-    if paper is not None:
-        vals = [np.nan if v is None else v for v in paper]
-        ax.bar(x + width / 2, vals, width, label=paper_label, **PAPER_BAR)
-    ax.set_xticks(x, categories, rotation=20, ha="right")
-    return _finish(fig, ax, title, ylabel, note)
-
-
 def category_bars(
     frame,
     x: str,
@@ -138,7 +114,7 @@ def category_bars(
     )
     if labels:
         for container in ax.containers:
-            ax.bar_label(container, fmt="%.2f", fontsize=6, padding=1)
+            ax.bar_label(container, [bar_value(v) for v in container.datavalues], fontsize=6, padding=1)
     ax.set_xlabel("")
     ax.tick_params(axis="x", labelrotation=20)
     for tick in ax.get_xticklabels():
