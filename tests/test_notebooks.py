@@ -37,12 +37,27 @@ def _check_tour(data: dict) -> None:
 
 
 def _check_tecqa(data: dict) -> None:
-    # smoke sample of 40: the structure-guided subgraph must keep most answers, pruning most of it
-    assert 0.8 <= _metric(data, "subgraph/answer_recall") <= 1.0
-    assert 0.7 <= _metric(data, "chain/answer_recall") <= _metric(data, "subgraph/answer_recall")
-    assert 0 < _metric(data, "chain/avg_facts") < _metric(data, "subgraph/size_mean")
-    assert _metric(data, "fig2/tecqa_recall@20") > _metric(data, "fig2/semantic_recall@20")
-    assert _metric(data, "parser/offline/main_entity_acc") >= 0.9
+    # the seeded smoke sample of 40: questions whose context holds a gold answer, as measured when TECQA
+    # became a package (within one question: float ties may order differently on another machine)
+    recalled = {
+        "subgraph/answer_recall": 40,
+        "chain/answer_recall": 37,
+        "fig2/semantic_recall@20": 26,
+        "fig2/tecqa_recall@20": 37,
+        "table2/w/o SG/shown_answer_recall": 29,
+        "table2/w/o KNTN/shown_answer_recall": 26,
+    }
+    for key, count in recalled.items():
+        assert _metric(data, key) * 40 == pytest.approx(count, abs=1.01), key
+    assert _metric(data, "chain/avg_facts") == pytest.approx(66.1, abs=1.5)
+    assert _metric(data, "parser/offline/main_entity_acc") == 1.0
+    assert _metric(data, "parser/offline/relation_acc") >= 39 / 40
+    # the paper's two worked examples are in the shared sample: their subgraphs have the printed sizes
+    assert _metric(data, "worked_example/Table 5/subgraph_size") == 1065
+    assert _metric(data, "worked_example/Table 6/subgraph_size") == 2311
+    overall = data["metrics"]["table1/strict/Overall"]
+    assert (overall["n"], overall["paper"], overall["rule"]) == (6, 0.811, "strict")
+    assert data["parameters"]["parse_sample"] == 2  # resolved by start() from the smoke profile
     assert {"fig2_recall_at_20", "fig4_sensitivity", "fig5_integrity", "subgraph_sizes"} <= set(
         data["figures"]
     )

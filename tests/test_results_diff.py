@@ -23,7 +23,10 @@ RUN = {
     "tables": {
         "headline": {
             "caption": "Headline (smoke)",
-            "records": [{"number": "recall", "kit": 0.5, "paper": None}],
+            "records": [
+                {"number": "recall", "kit": 0.5, "paper": None},
+                {"number": "retrieval p50 (ms)", "kit": 2.4, "paper": None},
+            ],
         },
         "latency": {"caption": "", "records": [{"retriever": "TECQA", "p50_ms": 2.4}]},
     },
@@ -48,6 +51,7 @@ def test_identical_runs_and_timings_do_not_differ():
     )
     timing_only["metrics"]["semantic_reader/usage"]["value"].update(cached=6, wall_s=0.2)
     timing_only["tables"]["latency"]["records"][0]["p50_ms"] = 7.0
+    timing_only["tables"]["headline"]["records"][1]["kit"] = 3.1  # a row that names a timing
     timing_only["tables"]["headline"]["caption"] = "Headline (smoke, re-run)"
     timing_only["metrics"]["subgraph/size_median"] = 131.0 + 1e-13  # float noise
     assert diff(RUN, timing_only) == []

@@ -120,11 +120,12 @@ def category_bars(
     for tick in ax.get_xticklabels():
         tick.set_horizontalalignment("right")
     if ylim:
-        ax.set_ylim(*ylim)
+        ax.set_ylim(ylim[0], ylim[1] * 1.08)  # room for the value labels of the tallest bars
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    if hue and ax.get_legend() is not None:
-        ax.legend(title=None, ncols=min(4, frame[hue].nunique()))
+    if hue and ax.get_legend() is not None:  # below the axes, where it hides no bar
+        n = frame[hue].nunique()
+        ax.legend(title=None, ncols=min(4, n), loc="upper center", bbox_to_anchor=(0.5, -0.22))
     if note:
         footnote(fig, note)
     return fig

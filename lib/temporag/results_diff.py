@@ -4,7 +4,8 @@ A refactor must not move a number; this is the check (``temporag results diff OL
 are flattened to ``metrics/<key>/...`` and ``tables/<key>/records/<row>/<column>`` leaves; a leaf whose
 path names a timing (latency, seconds, ``*_s``, ``*_ms``, created) or the LLM cache's hit count
 (``cached``: a re-run is served from the cache) is skipped, floats compare with a tiny relative
-tolerance, everything else exactly (NaN equals NaN).  Table captions, parameters,
+tolerance, everything else exactly (NaN equals NaN).  A table row whose label names a timing ("retrieval
+p50 (ms)", "seconds per question") is skipped as a whole.  Table captions, parameters,
 settings and predictions are not compared: they describe a run, they are not its results.
 """
 
@@ -19,6 +20,8 @@ from typing import Any
 
 #: path components that hold timings or cache hits: they differ between any two runs of the same code
 TIMING = re.compile(r"(latency|seconds|timing|elapsed|created|_s$|_ms$|^ms$|^s$|^cached$)", re.IGNORECASE)
+#: a table row whose text names one of these holds a timing (e.g. the headline's "retrieval p50 (ms)")
+TIMING_ROW = re.compile(r"\((ms|s|seconds)\)|\b(latency|seconds|wall time)\b", re.IGNORECASE)
 SECTIONS = ("metrics", "tables")
 
 
@@ -54,9 +57,17 @@ def flatten(data: dict) -> dict[str, Any]:
     for section in SECTIONS:
         for key, value in data.get(section, {}).items():
             if section == "tables" and isinstance(value, dict):
-                value = {"records": value.get("records", [])}
+                value = {
+                    "records": {
+                        i: row for i, row in enumerate(value.get("records", [])) if not _timing_row(row)
+                    }
+                }
             walk(value, f"{section}/{key}")
     return out
+
+
+def _timing_row(row: Any) -> bool:
+    return isinstance(row, dict) and any(isinstance(v, str) and TIMING_ROW.search(v) for v in row.values())
 
 
 def is_timing(path: str) -> bool:
