@@ -327,3 +327,44 @@ def test_table2_inputs_report_missing_data(shared_data):
     for name in ("CronQuestions", "Forecast"):
         with pytest.raises(MissingDataError):
             star_rag.table2_inputs(name, shared_data)
+
+
+def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
+    from temporag.methods.star_rag import report
+
+    star, q, texts = toy_star
+    gold = star.kg.entity_labels[0]
+    records = [
+        SimpleNamespace(quid=i, question=t, answers=(gold,), answer_type="entity")
+        for i, t in enumerate(texts)
+    ]
+    sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
+    llm = fake_llm(f"Answer: ['{gold}']")
+    matrix, n = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert llm.backend.calls == 4 * 3  # one call per sampled question and (K1, K2) cell
+    first_cell = llm.backend.seen[0][0][1]["content"]  # K1 = 2: two events listed
+    assert "\n2. " in first_cell and "\n3. " not in first_cell
+
+
+def test_resolve_parameters_records_what_ran(monkeypatch):
+    monkeypatch.delenv("TEMPORAG_LLM_BASE_URL", raising=False)
+    smoke = star_rag.resolve_parameters(
+        {"profile": "smoke", "heatmap_reader_sample": None, "reader_style": None}
+    )
+    assert (smoke["heatmap_reader_sample"], smoke["reader_style"]) == (0, "plain")
+    served = star_rag.resolve_parameters(
+        {
+            "profile": "paper",
+            "heatmap_reader_sample": None,
+            "reader_style": None,
+            "llm_base_url": "http://gpu:8000/v1",
+        }
+    )
+    assert (served["heatmap_reader_sample"], served["reader_style"]) == (30, "appendix-e")
+    kept = star_rag.resolve_parameters(
+        {"profile": "paper", "heatmap_reader_sample": 5, "reader_style": "plain"}
+    )
+    assert (kept["heatmap_reader_sample"], kept["reader_style"]) == (5, "plain")
+    with pytest.raises(ValueError, match="reader_style must be one of"):
+        star_rag.resolve_parameters({"profile": "smoke", "reader_style": "verbose"})
