@@ -32,7 +32,8 @@ def test_table2_rows_and_results_json_come_from_one_call(results):
         "STAR-RAG-no-rule": {1: np.array([0.0, 0, 0, 1]), 5: np.array([0.0, 0, 0, 1]), 10: np.ones(4)},
     }
     table = report.table2_multitq(results, hits, "fake-model", 4)
-    assert len(table) == 6
+    assert len(table) == 6 and "note" not in table  # no row has a note
+    assert table.paper_source.tolist()[1:3] == ["", ""]  # no-rule Hit@5 and Hit@10: the paper prints none
     star5 = table[(table.method == "STAR-RAG") & (table.k == 5)].iloc[0]
     assert (star5.kit, star5.paper, star5.n, star5.reader, star5.rule) == (
         0.5,

@@ -73,6 +73,16 @@ def seconds_per_question(retrieval: Retrieval, usage: Mapping) -> float:
 # Tables 2–4
 
 
+def comparison_frame(rows: list[dict]) -> pd.DataFrame:
+    """``Results.compare`` rows as a table: an empty source where the paper prints nothing, and no note
+    column when no row has a note."""
+    frame = pd.DataFrame(rows)
+    frame["paper_source"] = frame["paper_source"].astype(object).where(frame["paper_source"].notna(), "")
+    if not frame["note"].astype(bool).any():
+        frame = frame.drop(columns="note")
+    return frame
+
+
 def table2_multitq(results, hits: Mapping, reader: str, n: int) -> pd.DataFrame:
     """Table 2, MultiTQ column: strict Hits@1/5/10.  Table 2 has no semantic row; its paper Hit@1 is
     Table 4's STAR-RAG-no-rule."""
@@ -86,7 +96,7 @@ def table2_multitq(results, hits: Mapping, reader: str, n: int) -> pd.DataFrame:
             key = f"table2/MultiTQ/{name}/hits@{k}"
             row = results.compare(key, hits[name][k].mean(), ref, n=n, reader=reader, rule=STRICT)
             rows.append({"method": label, "k": k, **row})
-    return pd.DataFrame(rows)
+    return comparison_frame(rows)
 
 
 def _other_dataset_row(dataset: str, params, reader_style: str, llm, n: int, reader: str) -> dict:
@@ -163,7 +173,7 @@ def table3(results, reads: Mapping, questions: Sequence, recall_table: pd.DataFr
                     f"answer recall@{k} (all)": float(recall.iloc[0]),
                 }
             )
-    return pd.DataFrame(rows)
+    return comparison_frame(rows)
 
 
 def table4(results, hits: Mapping, retrievals: Mapping, usage: Mapping, reader: str, n: int, served: bool):
