@@ -15,8 +15,7 @@ import numpy as np
 
 from temporag.cache import save_pickle
 from temporag.data import multitq
-from temporag.methods import star_rag as S
-from temporag.methods import star_rag_graph as G
+from temporag.methods import star_rag
 
 BUILD_BUDGET_S = 600
 RSS_BUDGET_MB = 8 * 1024
@@ -29,10 +28,10 @@ def peak_rss_mb() -> float:
 
 def main() -> int:
     kg = multitq.load_kg()
-    params = G.GraphParams()
+    params = star_rag.GraphParams()
     print(f"parameters: {params.to_dict()}")
     t0 = time.perf_counter()
-    graph = G.build_rule_graph(kg, params)
+    graph = star_rag.build_rule_graph(kg, params)
     cold = time.perf_counter() - t0
     rss_build = peak_rss_mb()
     st = graph.stats()
@@ -48,33 +47,34 @@ def main() -> int:
         f"{st['hamming1_pairs']:,} Hamming-1 pairs, {st['candidate_edges_with_spans']:,} with spans, "
         f"{st['selected_edges']:,} selected by MDL"
     )
-    save_pickle(G.graph_cache_path(kg, params), graph)  # so the load below (and the notebook) reuse it
+    save_pickle(star_rag.graph_cache_path(kg, params), graph)  # so the load below (and the notebook) reuse it
     t0 = time.perf_counter()
-    cached = G.load_or_build(kg, params)
+    cached = star_rag.load_or_build(kg, params)
     print(f"rule graph, cached load: {time.perf_counter() - t0:.2f} s")
     assert np.array_equal(cached.mdl.selected, graph.mdl.selected)
     del graph
 
-    star = S.build(kg, params)
+    star = star_rag.build(kg, params)
     questions = multitq.load_questions()
     texts = [q.question for q in questions]
     q_vecs = star.semantic.embed_questions(texts)
-    star.retrieve(texts[:64], q_vecs[:64], progress=False)  # warm-up
-    _, latency, traces = star.retrieve(texts, q_vecs, progress=False)
-    _, no_rule = star.retrieve_no_rule(texts, q_vecs, progress=False)
+    star.retrieve(texts[:64], q_vecs=q_vecs[:64], progress=False)  # warm-up
+    retrieval = star.retrieve(texts, q_vecs=q_vecs, progress=False)
+    latency, traces = retrieval.latency_s, retrieval.traces
+    no_rule = star.variant(use_rules=False).retrieve(texts, q_vecs=q_vecs, progress=False).latency_s
     p50, p95 = np.median(latency) * 1e3, np.percentile(latency, 95) * 1e3
     print(
         f"STAR-RAG retrieval per question ({len(texts)} questions, batches of {star.batch_size}, "
         f"embedding excluded): p50 {p50:.1f} ms, p95 {p95:.1f} ms; "
-        f"PPR iterations median {np.median([t.iterations for t in traces]):.0f}, "
-        f"candidates median {np.median([t.n_candidates for t in traces]):,.0f}"
+        f"PPR iterations median {np.median([t['ppr_iterations'] for t in traces]):.0f}, "
+        f"candidates median {np.median([t['candidates'] for t in traces]):,.0f}"
     )
     print(
         f"no-rule (semantic) retrieval per question, same scoring: p50 {np.median(no_rule) * 1e3:.1f} ms, "
         f"p95 {np.percentile(no_rule, 95) * 1e3:.1f} ms"
     )
     single = star.variant(batch_size=1)
-    _, one, _ = single.retrieve(texts[:100], q_vecs[:100], progress=False)
+    one = single.retrieve(texts[:100], q_vecs=q_vecs[:100], progress=False).latency_s
     print(
         f"STAR-RAG one question at a time (100 questions): p50 {np.median(one) * 1e3:.1f} ms, "
         f"p95 {np.percentile(one, 95) * 1e3:.1f} ms"
@@ -88,11 +88,12 @@ def main() -> int:
     g.add_nodes_from(range(len(star.graph.nodes)))
     g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), w.tolist()))
     ours, theirs = [], []
-    for tr in traces[:5]:
+    for text, vec in zip(texts[:5], q_vecs[:5]):
+        walk = star.trace_one(vec, text)
         t0 = time.perf_counter()
-        star.propagate(tr.seeds, tr.gamma)
+        star.propagate(walk.seeds, walk.gamma)
         ours.append(time.perf_counter() - t0)
-        pers = dict(zip(tr.seeds.tolist(), tr.gamma.tolist()))
+        pers = dict(zip(walk.seeds.tolist(), walk.gamma.tolist()))
         t0 = time.perf_counter()
         nx.pagerank(g, alpha=1 - star.alpha, personalization=pers, dangling=pers, tol=1e-5 / len(g))
         theirs.append(time.perf_counter() - t0)

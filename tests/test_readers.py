@@ -192,3 +192,39 @@ def test_reader_stops_at_closing_bracket(tmp_path, reply, finish_reason, expecte
     assert backend.params[0]["max_tokens"] == reader_max_tokens(3)
     assert result.answers == expected
     assert result.raw_text == reply
+
+
+def test_read_many_takes_a_papers_prompt_and_answer_cleanup(reader_llm):
+    """A paper's own prompt and clean-up go through the one reader: same call, parsing and failure
+    accounting; only the messages and the answers' tidying are the paper's."""
+    seen_types = []
+
+    def prompt(question, lines, answer_type):
+        seen_types.append(answer_type)
+        return [{"role": "user", "content": f"Question: {question}\n" + "\n".join(lines)}]
+
+    def tidy(answers, answer_type):
+        return [a.upper() for a in answers] if answer_type == "entity" else answers
+
+    questions = ["Who spoke?", "FAIL please", "Who hosted Kerry?"]
+    results = read_many(
+        reader_llm,
+        questions,
+        [EVIDENCE] * 3,
+        answer_types=["entity", "entity", "time"],
+        stop=None,
+        max_tokens=77,
+        progress=False,
+        prompt_builder=prompt,
+        postprocess=tidy,
+    )
+    assert seen_types == ["entity", "entity", "time"]
+    assert results[0].answers == ["IRAN", "IRAQ"]  # parsed ("Sure! ['Iran', 'Iraq'"), then tidied
+    assert results[1].error is not None and results[1].answers == []
+    assert results[2].answers == ["Iraq", "Iran"]  # time answers left as parsed
+    assert reader_llm.backend.params[0] == {
+        "temperature": 0.0,
+        "max_tokens": 77,
+        "stop": None,
+        "json_mode": False,
+    }

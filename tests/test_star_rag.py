@@ -1,16 +1,22 @@
 """STAR-RAG query side: sparse PPR vs a dense solve, the Appendix C personalisation, Alg. 1 retrieval
-(batched = one at a time, lazy top-k = full scan), the uniform variant, and the Appendix E reader."""
+(batched = one at a time, lazy top-k = full scan) behind the Method interface, the no-rule and uniform
+variants, the Appendix E reader through the one reader path (requests pinned byte for byte), and
+``pipeline()`` on real questions with the fake LLM."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from fakes import fake_llm
 from test_star_rag_graph import random_kg
 
-from temporag.methods import star_rag as S
-from temporag.methods import star_rag_graph as G
+from temporag.data.tkg import TemporalKG
+from temporag.methods import star_rag
+from temporag.methods.base import Retrieval
 from temporag.methods.semantic import top_k_stable
 from temporag.ppr import (
     pagerank_dense,
@@ -92,17 +98,17 @@ def test_seed_personalisation_by_hand():
         sizes=np.array([4, 2, 1]),
     )
     nodes.of_fact = _Index(nodes.of_fact)
-    seeds, gamma = S.seed_personalisation(nodes, [0, 1], theta=0.6, beta=0.7)
+    seeds, gamma = star_rag.seed_personalisation(nodes, [0, 1], theta=0.6, beta=0.7)
     assert seeds.tolist() == [0, 1, 2]
     c = np.array([4, 2, 1]) / 7
     p = np.array([1, 1, 0.7]) / 2.7
     s = 0.4 * c + 0.6 * p
     expected = (s + 1 / 3) / (s + 1 / 3).sum()
     assert np.allclose(gamma, expected)
-    _, uni = S.seed_personalisation(nodes, [0, 1], mode="uniform")
+    _, uni = star_rag.seed_personalisation(nodes, [0, 1], mode="uniform")
     assert np.allclose(uni, 1 / 3) and not np.allclose(uni, gamma)
     with pytest.raises(ValueError):
-        S.seed_personalisation(nodes, [0], mode="bogus")
+        star_rag.seed_personalisation(nodes, [0], mode="bogus")
 
 
 class _Index:
@@ -116,18 +122,27 @@ class _Index:
 # -- retrieval (Alg. 1) on a small KG with stub vectors ------------------------------------------------
 
 
+def stub_semantic(kg, seed: int = 0, dim: int = 16):
+    """The semantic baseline's interface with random unit vectors: fast, and no model or cache."""
+    rng = np.random.default_rng(seed)
+    vecs = rng.normal(size=(kg.n_triples, dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+
+    def embed_questions(texts):
+        out = np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=dim) for t in texts])
+        return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+    return SimpleNamespace(triple_vectors=vecs, time_weight=0.1, embed_questions=embed_questions)
+
+
 @pytest.fixture(scope="module")
-def toy_star(tmp_path_factory):
+def toy_star():
     kg = random_kg(11, n_ent=12, n_rel=5, n_facts=400, days=365)
     kg.name = "toy-star"
-    rng = np.random.default_rng(0)
-    vecs = rng.normal(size=(kg.n_triples, 16)).astype(np.float32)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    semantic = SimpleNamespace(triple_vectors=vecs, time_weight=0.1, embed_questions=None)
-    params = G.GraphParams(min_support=0.2, k_type=2)
-    graph = G.build_rule_graph(kg, params)
+    graph = star_rag.build_rule_graph(kg, star_rag.GraphParams(min_support=0.2, k_type=2))
     assert graph.mdl.n_selected > 0
-    star = S.StarRAG(kg, graph, semantic, k1=5, k2=4, batch_size=3)
+    star = star_rag.StarRAG(kg, graph, stub_semantic(kg), k1=5, k2=4, batch_size=3)
+    rng = np.random.default_rng(0)
     q = rng.normal(size=(7, 16)).astype(np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     questions = [f"question {i}" + (" in 1970" if i % 2 else "") for i in range(7)]
@@ -137,111 +152,173 @@ def toy_star(tmp_path_factory):
 def test_lazy_top_k_equals_full_scan(toy_star):
     star, q, questions = toy_star
     for vec, text in zip(q, questions):
-        sc = star.query(vec, text)
+        scores = star.query(vec, text)
         for k in (1, 5, 17):
-            assert sc.top(k).tolist() == top_k_stable(sc.all(), k).tolist()
+            assert scores.top(k).tolist() == top_k_stable(scores.all(), k).tolist()
 
 
 def test_retrieval_follows_algorithm_1(toy_star):
     star, q, questions = toy_star
-    ranked, latency, traces = star.retrieve(questions, q, progress=False)
-    assert len(ranked) == 7 and (latency > 0).all()
-    for vec, text, tr in zip(q, questions, traces):
-        sc = star.query(vec, text)
-        anchors = top_k_stable(sc.all(), 5)
-        assert tr.anchors.tolist() == anchors.tolist()
+    retrieval = star.retrieve(questions, q_vecs=q, progress=False)
+    assert isinstance(retrieval, Retrieval) and retrieval.evidence == "kg_fact"
+    assert retrieval.sizes().tolist() == [5] * 7
+    json.dumps(retrieval.traces)  # JSON-ready, as results.json needs
+    for i, (vec, text, trace) in enumerate(zip(q, questions, retrieval.traces)):
+        scores = star.query(vec, text)
+        anchors = top_k_stable(scores.all(), 5)
+        assert trace["anchors"] == anchors.tolist()
         seeds, gamma = star.personalise(anchors)
         pi, _ = star.propagate(seeds, gamma)
         reached = np.flatnonzero(pi > 0)
         rules = reached[top_k_stable(pi[reached], 4)]
-        assert tr.rules.tolist() == rules.tolist()
-        cands = np.unique(np.concatenate([star.graph.nodes.support[int(r)] for r in rules]))
-        assert tr.n_candidates == len(cands)
-        allsc = sc.all()
-        assert tr.facts.tolist() == cands[top_k_stable(allsc[cands], 5)].tolist()
-        one = star.retrieve_one(vec, text)
-        assert one.facts.tolist() == tr.facts.tolist()  # batched == one at a time
+        assert trace["rules"] == rules.tolist()
+        candidates = np.unique(np.concatenate([star.graph.nodes.support[int(r)] for r in rules]))
+        assert trace["candidates"] == len(candidates)
+        expected = candidates[top_k_stable(scores.all()[candidates], 5)]
+        assert retrieval.ids[i].tolist() == trace["facts"] == expected.tolist()
+        assert trace["swapped_anchors"] == len(set(anchors.tolist()) - set(expected.tolist()))
+        assert trace["retrieval_s"] == retrieval.latency_s[i]
+        one = star.trace_one(vec, text)  # batched == one at a time
+        assert one.facts.tolist() == expected.tolist() and one.seeds.tolist() == seeds.tolist()
 
 
-def test_large_k2_returns_the_anchors(toy_star):
+def test_no_rule_variant_is_the_anchors_and_large_k2_returns_them(toy_star):
     # when every seed rule is among the top-K2, the re-ranking returns the semantic top-K1 itself
     star, q, questions = toy_star
-    _, _, traces = star.retrieve(questions, q, k2=10_000, progress=False)
-    for tr in traces:
-        assert tr.facts.tolist() == tr.anchors.tolist() and tr.swapped_anchors == 0
-    no_rule, _ = star.retrieve_no_rule(questions, q, progress=False)
-    assert [r.tolist() for r in no_rule] == [t.anchors.tolist() for t in traces]
+    wide = star.retrieve(questions, k2=10_000, q_vecs=q, progress=False)
+    no_rule = star.variant(use_rules=False)
+    assert no_rule.name == "STAR-RAG-no-rule" and star.name == "STAR-RAG"
+    plain = no_rule.retrieve(questions, q_vecs=q, progress=False)
+    for i, trace in enumerate(wide.traces):
+        assert trace["facts"] == trace["anchors"] and trace["swapped_anchors"] == 0
+        assert plain.ids[i].tolist() == trace["anchors"] == plain.traces[i]["facts"]
+    assert set(plain.traces[0]) == {"facts", "retrieval_s"}
 
 
-def test_uniform_variant_changes_personalisation(toy_star):
+def test_uniform_variant_and_ablations(toy_star):
     star, q, questions = toy_star
-    uni = star.variant(personalisation="uniform")
-    _, _, paper = star.retrieve(questions, q, k2=2, progress=False)
-    _, _, flat = uni.retrieve(questions, q, k2=2, progress=False)
+    ablations = star.ablations()
+    assert list(ablations) == ["STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform"]
+    assert [m.name for m in ablations.values()] == list(ablations)
+    uniform = ablations["STAR-RAG-uniform"]
+    paper = [star.trace_one(v, t, k2=2) for v, t in zip(q, questions)]
+    flat = [uniform.trace_one(v, t, k2=2) for v, t in zip(q, questions)]
     assert any(not np.allclose(a.gamma, b.gamma) for a, b in zip(paper, flat))
-    for t in flat:
-        assert np.allclose(t.gamma, 1 / len(t.seeds))
-    assert star.personalisation == "paper"  # the variant is a copy
-    sweep = star.sweep(questions, q, [2, 5], [1, 4])
-    assert [f.tolist() for f in sweep[(5, 4)]] == [t.facts.tolist() for t in star.retrieve(questions, q)[2]]
+    for trace in flat:
+        assert np.allclose(trace.gamma, 1 / len(trace.seeds))
+    assert star.personalisation == "paper" and uniform.trans is star.trans  # a copy sharing the matrix
+    sweep = star.sweep(questions, q, [2, 5], [1, 4], progress=False)
+    full = star.retrieve(questions, q_vecs=q, progress=False)
+    assert [f.tolist() for f in sweep[(5, 4)]] == [r.tolist() for r in full.ids]
+    assert [f.tolist() for f in sweep[(2, 1)]] == [
+        star.trace_one(v, t, 2, 1).facts.tolist() for v, t in zip(q, questions)
+    ]
+    with pytest.raises(TypeError, match="unknown STAR-RAG setting"):
+        star.variant(restart=0.8)
+    with pytest.raises(ValueError, match="reader_style"):
+        star.variant(reader_style="chatty")
+    with pytest.raises(ValueError, match="personalisation"):
+        star.variant(personalisation="flat")
 
 
+@pytest.mark.slow
 def test_retrieval_on_real_multitq(kg, questions):
-    """The full rule graph (cached) with real MiniLM vectors: Alg. 1 on a few shared questions."""
-    from temporag.methods.semantic import SemanticRetriever
-
-    star = S.build(kg)
-    assert star.graph.params == G.GraphParams()
-    qs = questions[:12]
-    q_vecs = star.semantic.embed_questions([x.question for x in qs])
-    ranked, latency, traces = star.retrieve([x.question for x in qs], q_vecs, progress=False)
-    sem = SemanticRetriever.retrieve(
-        star.semantic, [x.question for x in qs], k=10, q_vecs=q_vecs, progress=False
-    ).ids
-    for r, t, s in zip(ranked, traces, sem):
-        assert len(r) == 10 and t.anchors.tolist() == s.tolist()
-        assert t.iterations > 0 and t.n_candidates >= 10
+    """The full rule graph (cached) with real MiniLM vectors: STAR-RAG's anchors are the semantic
+    baseline's top-10 on a few shared questions (slow: builds or loads the full-KG graph and vectors)."""
+    star = star_rag.build(kg)
+    assert star.graph.params == star_rag.GraphParams()
+    sample = questions[:12]
+    q_vecs = star.semantic.embed_questions([x.question for x in sample])
+    retrieval = star.retrieve(sample, q_vecs=q_vecs, progress=False)
+    for q, vec, ids, trace in zip(sample, q_vecs, retrieval.ids, retrieval.traces):
+        semantic_top = top_k_stable(star.semantic.fact_scores(vec, q.question), 10)
+        assert len(ids) == 10 and trace["anchors"] == semantic_top.tolist()
+        assert trace["ppr_iterations"] > 0 and trace["candidates"] >= 10
 
 
-# -- reader (Appendix E's task) ------------------------------------------------------------------------
+# -- reading through the one reader path ---------------------------------------------------------------
+
+GOLDEN = Path(__file__).parent / "fixtures" / "star_rag_reader_requests.json"
 
 
-class FakeBackend:
-    model_name = "fake"
+def test_reader_requests_are_byte_identical_to_the_old_star_rag_reader(kg, questions):
+    """The exact messages and LLM parameters STAR-RAG's own reader sent before it went through
+    ``readers.read_many`` (captured at commit 9030b8b): the sqlite LLM cache keeps hitting."""
+    by_quid = {q.quid: q for q in questions}
+    for case in json.loads(GOLDEN.read_text()):
+        question = by_quid[case["quid"]]
+        llm = fake_llm("Answer: ['Iran on 2005-03-02', 'Iraq']")
+        events = [kg.verbalise_many(np.array(case["fact_ids"]))]
+        (result,) = star_rag.read_events(
+            llm, [question], events, reader_style=case["reader_style"], progress=False
+        )
+        messages, params = llm.backend.seen[0]
+        assert messages == case["messages"]
+        assert params == case["params"]  # max_tokens 136 / 196, temperature 0, and no stop sequence
+        assert result.answers == case["answers"]
 
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.seen = []
 
-    def complete(self, messages, params):
-        self.seen.append((messages, params))
-        return {
-            "choices": [{"message": {"content": self.reply}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10},
-        }
+def test_reader_answers_are_cleaned_and_failures_kept(kg, questions, caplog):
+    entity = next(q for q in questions if q.answer_type == "entity")
+    time_q = next(q for q in questions if q.answer_type == "time")
+    reply = "Thought: the visits.\nAnswer: ['Iraq on 2006-01-05', 'Iraq', 'Jack Straw in 2006', '']"
+    llm = fake_llm(reply, fail_when=lambda user: "FAIL" in user)
+    failing = SimpleNamespace(question="FAIL", answer_type="entity")
+    events = [kg.verbalise_many(np.arange(3))] * 3
+    got = star_rag.read_events(
+        llm, [entity, time_q, failing], events, reader_style="appendix-e", progress=False
+    )
+    assert got[0].answers == ["Iraq", "Jack Straw"]  # dates copied from event lines dropped, repeats too
+    assert got[1].answers == ["Iraq on 2006-01-05", "Iraq", "Jack Straw in 2006"]  # time: as parsed
+    assert got[2].error is not None and got[2].answers == []
+    assert "1 of 3 questions failed" in caplog.text
+    assert (
+        star_rag.clean_candidate("Armed Gang (Thailand) on 2005-01-20", "entity") == "Armed Gang (Thailand)"
+    )
+    assert star_rag.reader_budget(10) == 136 and star_rag.reader_budget(10, thought=True) == 196
+    plain = star_rag.build_star_prompt("Who visited Iraq?", ["a Make a visit Iraq on 2006-01-05"], "entity")
+    assert "Example" not in plain[1]["content"] and "Thought" not in plain[1]["content"]
+    assert star_rag.prompt_tokens(plain) == 148  # cl100k_base, pinned
 
 
-def test_reader_prompt_and_parsing(kg, questions):
-    from temporag.llm import LLM
+@pytest.fixture(scope="module")
+def real_slice(kg, questions):
+    """Every fact about the entities two real questions name (at most 1,500): a real corner of MultiTQ,
+    small enough to build its rule graph in the fast suite."""
+    picked = [next(q for q in questions if q.answer_type == kind) for kind in ("entity", "time")]
+    named = [
+        e
+        for e, label in enumerate(kg.entity_labels)
+        if len(label) > 4 and any(label in q.question for q in picked)
+    ]
+    rows = np.flatnonzero(np.isin(kg.s, named) | np.isin(kg.o, named))[:1500]
+    sub = TemporalKG(
+        kg.s[rows], kg.r[rows], kg.o[rows], kg.t_start[rows], kg.t_end[rows], kg.entities, kg.relations
+    )
+    graph = star_rag.build_rule_graph(sub, star_rag.GraphParams(min_support=0.2, k_type=2))
+    return star_rag.StarRAG(sub, graph, stub_semantic(sub), k1=5, k2=4), picked
 
-    prompt = S.build_star_prompt("Who visited Iraq?", ["a Make a visit Iraq on 2006-01-05"], "entity")
-    user = prompt[1]["content"]
-    assert "1. a Make a visit Iraq on 2006-01-05" in user and "Question: Who visited Iraq?" in user
-    assert "up to 10" in user and "Thought" not in user
-    assert "Example" not in user
-    appendix_e = S.build_star_prompt("q", ["e"], one_shot=True, thought=True)[1]["content"]
-    assert "Example" in appendix_e and "Thought:" in appendix_e
-    assert S.prompt_tokens(prompt) > 50
-    backend = FakeBackend("Answer: ['Jack Straw', 'Iraq']")
-    llm = LLM(backend=backend, cache=False)
-    q = questions[0]
-    results = S.read(llm, kg, [q], [np.arange(3)], progress=False)
-    assert results[0].answers == ["Jack Straw", "Iraq"]
-    assert backend.seen[0][1]["max_tokens"] == S.reader_budget(10)
-    h = S.hits(results, [q])
-    assert S.clean_candidate("Armed Gang (Thailand) on 2005-01-20", "entity") == "Armed Gang (Thailand)"
-    assert S.clean_candidate("2005-01-20", "time") == "2005-01-20"
-    assert h[1][0] == float(q.answers[0] == "Jack Straw") and h[10][0] >= h[1][0]
+
+def test_pipeline_on_real_questions_with_the_fake_llm(real_slice):
+    star, picked = real_slice
+    assert star.graph.mdl.n_selected > 0
+    llm = fake_llm("Answer: ['Iran on 2005-03-02', 'Iraq', 'Iran']")
+    records = star.pipeline(picked, llm, progress=False)
+    retrieval = star.retrieve(picked, progress=False)
+    assert [r.quid for r in records] == [q.quid for q in picked]
+    for record, ids, trace in zip(records, retrieval.ids, retrieval.traces):
+        assert record.evidence_ids == ids.tolist() == trace["facts"] and len(ids) == 5
+        assert record.trace["anchors"] == trace["anchors"]
+        assert (record.llm_calls, record.prompt_tokens, record.completion_tokens) == (1, 100, 10)
+    assert records[0].answers == ["Iran", "Iraq"]  # entity question: copied dates dropped
+    assert records[1].answers == ["Iran on 2005-03-02", "Iraq", "Iran"]  # time question: kept as parsed
+    messages, params = llm.backend.seen[0]
+    listed = "\n".join(f"{i}. {line}" for i, line in enumerate(star.evidence_lines(retrieval.ids[0]), 1))
+    assert f"Events:\n{listed}\n\nQuestion: {picked[0].question}" in messages[1]["content"]
+    assert params == {"temperature": 0.0, "max_tokens": 136, "stop": None, "json_mode": False}
+    no_llm = star.variant(use_rules=False).pipeline(picked, progress=False)
+    assert all(r.llm_calls == 0 and r.answers == [] for r in no_llm)
+    assert [r.evidence_ids for r in no_llm] == [r.trace["anchors"] for r in records]
 
 
 def test_table2_inputs_report_missing_data(shared_data):
@@ -249,28 +326,45 @@ def test_table2_inputs_report_missing_data(shared_data):
 
     for name in ("CronQuestions", "Forecast"):
         with pytest.raises(MissingDataError):
-            S.table2_inputs(name, shared_data)
+            star_rag.table2_inputs(name, shared_data)
 
 
-def test_fig3_reads_like_the_paper():
-    # tokens written as the paper writes them (20,453), plain log-axis ticks, and room below the
-    # smallest bar so a 2.5 s bar is not a sliver on a log axis
-    import matplotlib
+def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
+    from temporag.methods.star_rag import report
 
-    matplotlib.use("Agg")
-    from temporag.methods import star_rag_report as R
+    star, q, texts = toy_star
+    gold = star.kg.entity_labels[0]
+    records = [
+        SimpleNamespace(quid=i, question=t, answers=(gold,), answer_type="entity")
+        for i, t in enumerate(texts)
+    ]
+    sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
+    llm = fake_llm(f"Answer: ['{gold}']")
+    matrix, n = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert llm.backend.calls == 4 * 3  # one call per sampled question and (K1, K2) cell
+    first_cell = llm.backend.seen[0][0][1]["content"]  # K1 = 2: two events listed
+    assert "\n2. " in first_cell and "\n3. " not in first_cell
 
-    fig = R.fig3_tokens_time(
-        ["STAR-RAG", "STAR-RAG-no-rule"],
-        [516.7, 517.2],
-        [2.49, 2.51],
-        {"STAR-RAG": 601.0, "MedicalGraphRAG": 20453.0},
-        {"STAR-RAG": 20.6, "STAR-RAG-no-rule": 10.5},
+
+def test_resolve_parameters_records_what_ran(monkeypatch):
+    monkeypatch.delenv("TEMPORAG_LLM_BASE_URL", raising=False)
+    smoke = star_rag.resolve_parameters(
+        {"profile": "smoke", "heatmap_reader_sample": None, "reader_style": None}
     )
-    fig.canvas.draw()
-    tokens_ax, time_ax = fig.axes
-    assert {"517", "601", "20,453"} <= {t.get_text() for t in tokens_ax.texts}
-    assert {"2.49", "20.6", "10.5"} <= {t.get_text() for t in time_ax.texts}
-    ticks = [t.get_text() for t in tokens_ax.get_yticklabels() if t.get_text()]
-    assert "1,000" in ticks and not any("e+" in t or "^" in t for t in ticks), ticks
-    assert time_ax.get_ylim()[0] == pytest.approx(2.49 / 2)
+    assert (smoke["heatmap_reader_sample"], smoke["reader_style"]) == (0, "plain")
+    served = star_rag.resolve_parameters(
+        {
+            "profile": "paper",
+            "heatmap_reader_sample": None,
+            "reader_style": None,
+            "llm_base_url": "http://gpu:8000/v1",
+        }
+    )
+    assert (served["heatmap_reader_sample"], served["reader_style"]) == (30, "appendix-e")
+    kept = star_rag.resolve_parameters(
+        {"profile": "paper", "heatmap_reader_sample": 5, "reader_style": "plain"}
+    )
+    assert (kept["heatmap_reader_sample"], kept["reader_style"]) == (5, "plain")
+    with pytest.raises(ValueError, match="reader_style must be one of"):
+        star_rag.resolve_parameters({"profile": "smoke", "reader_style": "verbose"})

@@ -12,7 +12,7 @@ import ast
 import json
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -339,6 +339,11 @@ def _finish(items: Iterable[str], top_k: int) -> list[str]:
 # ----------------------------------------------------------------------------------------------------
 # reading
 
+#: a paper's own prompt: (question, evidence lines, answer type) -> chat messages
+PromptBuilder = Callable[[str, Sequence[str], "str | None"], list[dict[str, str]]]
+#: a paper's clean-up of the parsed answers: (answers, answer type) -> answers
+Postprocess = Callable[[list[str], "str | None"], list[str]]
+
 
 @dataclass(frozen=True)
 class ReaderResult:
@@ -418,9 +423,16 @@ def read_many(
     example: bool = True,
     progress: bool = True,
     desc: str = "reader",
+    prompt_builder: PromptBuilder | None = None,
+    postprocess: Postprocess | None = None,
 ) -> list[ReaderResult]:
     """``read_answers`` over a batch with a progress bar; a failed call becomes a result with ``error``
-    set and no answers, so one bad question never loses the rest of a long run."""
+    set and no answers, so one bad question never loses the rest of a long run.
+
+    A paper with its own reader prompt passes ``prompt_builder(question, evidence_lines, answer_type)``
+    (it replaces :func:`build_reader_prompt`, so ``instructions`` and ``example`` do not apply) and, to
+    tidy the parsed list, ``postprocess(answers, answer_type)``; the call, the parsing, the stop
+    handling and the failure accounting stay this function's."""
     if len(questions) != len(evidence):
         raise ValueError(f"{len(questions)} questions but {len(evidence)} evidence lists; they must pair up")
     if answer_types is None or isinstance(answer_types, str):
@@ -429,19 +441,24 @@ def read_many(
         types = list(answer_types)
         if len(types) != len(questions):
             raise ValueError(f"{len(questions)} questions but {len(types)} answer types")
-    prompts = [
-        build_reader_prompt(q, ev, answer_type=t, top_k=top_k, instructions=instructions, example=example)
-        for q, ev, t in zip(questions, evidence, types, strict=True)
-    ]
+    if prompt_builder is None:
+        prompts = [
+            build_reader_prompt(q, ev, answer_type=t, top_k=top_k, instructions=instructions, example=example)
+            for q, ev, t in zip(questions, evidence, types, strict=True)
+        ]
+    else:
+        prompts = [prompt_builder(q, ev, t) for q, ev, t in zip(questions, evidence, types, strict=True)]
     responses = llm.chat_many(
         prompts, max_tokens=max_tokens or reader_max_tokens(top_k), stop=stop, progress=progress, desc=desc
     )
     results = []
-    for question, response in zip(questions, responses, strict=True):
+    for question, answer_type, response in zip(questions, types, responses, strict=True):
         if response.error is not None:
             results.append(ReaderResult(question=question, response=response, error=response.error))
         else:
             answers = parse_ranked_answers(_reply_for_parsing(response, stop), top_k=top_k)
+            if postprocess is not None:
+                answers = postprocess(answers, answer_type)
             results.append(
                 ReaderResult(question=question, answers=answers, raw_text=response.text, response=response)
             )

@@ -1,27 +1,20 @@
-"""STAR-RAG (Zhu et al.): retrieval with seeded personalised PageRank on an MDL rule graph (§3.3, Alg. 1).
+"""The query side (§3.3, Alg. 1 lines 7–16): seeded personalised PageRank on the rule graph.
 
-The rule graph itself (labels, rule nodes, MDL edges) is built in :mod:`temporag.methods.star_rag_graph`;
-this module is the query side, in the order of Alg. 1 lines 7–16:
-
-1. :meth:`StarRAG.anchors` — the top-K1 events by cosine (line 8).  Events are facts; the cosine is the
-   semantic baseline's (distinct-triple vectors plus its date bonus), so STAR-RAG-no-rule is exactly
-   :class:`~temporag.methods.semantic.SemanticRetriever`.
+1. :meth:`RuleGraphSearch.anchors` — the top-K1 events by cosine (line 8).  Events are facts; the
+   cosine is the semantic baseline's (distinct-triple vectors plus its date bonus), so STAR-RAG-no-rule
+   (``use_rules=False``) is exactly the semantic baseline.
 2. :func:`seed_personalisation` — map anchors to rule nodes and blend coverage and rank (Appendix C:
-   θ = 0.6, β = 0.7, τ = 1/|U_seed|), or the uniform variant.
+   θ = 0.6, β = 0.7, τ = 1/|U_seed|), or the uniform variant (``personalisation="uniform"``).
 3. :func:`temporag.ppr.personalized_pagerank` — restart α = 0.2, tolerance 1e-5 (lines 10–13).
 4. top-K2 rules, their support sets, re-ranked by the same cosine, top-K1 returned (lines 14–16).
 
-A property worth knowing when reading the results: anchors and the final re-ranking use one score, so
-the output equals the semantic top-K1 except where an anchor's rule nodes all fall outside the top-K2;
-the rule graph then swaps that anchor for the best-scoring event of a better-supported rule.
-
-The reader follows Appendix E's task (ranked answer candidates from numbered events) with the kit's own
-prompt wording; answers are parsed by :func:`temporag.readers.parse_ranked_answers`.
+Anchors and the final re-ranking use one score, so the output equals the semantic top-K1 except where
+an anchor's rule nodes all fall outside the top-K2; the rule graph then swaps that anchor for the
+best-scoring event of a better-supported rule.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +24,8 @@ from tqdm.auto import tqdm
 
 from temporag.data.tkg import CSRIndex
 from temporag.methods.semantic import SemanticRetriever, question_times, time_bonus, top_k_stable
-from temporag.methods.star_rag_graph import GraphParams, RuleGraph, RuleNodes, load_or_build
+from temporag.methods.star_rag.graph import RuleGraph
+from temporag.methods.star_rag.nodes_spans import RuleNodes
 from temporag.ppr import Transition, personalized_pagerank, personalized_pagerank_many, transition_matrix
 
 K1, K2 = 10, 20
@@ -79,7 +73,7 @@ def seed_personalisation(
 
 
 # ---------------------------------------------------------------------------------------------------
-# retrieval
+# one question's retrieval, for the walk-through and the audit trail
 
 
 @dataclass
@@ -106,6 +100,7 @@ class StarTrace:
         return int(np.isin(self.rules, self.seeds).sum())
 
     def to_record(self) -> dict:
+        """The JSON-ready trace ``Retrieval.traces`` and ``results.json`` hold."""
         return {
             "facts": self.facts.tolist(),
             "anchors": self.anchors.tolist(),
@@ -127,36 +122,40 @@ class QueryScores:
     k best triples hold at least k events, which bounds the k-th best event score from below, and only
     triples within one date bonus of that bound can still contribute."""
 
-    def __init__(self, retriever: StarRAG, triple_row: np.ndarray, question: str) -> None:
-        self.r = retriever
+    def __init__(self, retriever: RuleGraphSearch, triple_row: np.ndarray, question: str) -> None:
+        self.retriever = retriever
         self.triple_row = triple_row
         self.times = question_times(question)
         self.bonus = retriever.semantic.time_weight if self.times else 0.0
 
     def of(self, facts: np.ndarray) -> np.ndarray:
         """Scores of the given events."""
-        kg = self.r.kg
+        kg = self.retriever.kg
         scores = self.triple_row[kg.triple_of_fact[facts]]
         if self.times:
-            scores = scores + time_bonus(kg, facts, self.times, self.r.semantic.time_weight)
+            scores = scores + time_bonus(kg, facts, self.times, self.retriever.semantic.time_weight)
         return scores
 
     def all(self) -> np.ndarray:
-        return self.of(np.arange(len(self.r.kg)))
+        return self.of(np.arange(len(self.retriever.kg)))
 
     def top(self, k: int) -> np.ndarray:
         """The top-k events, exactly ``top_k_stable(self.all(), k)`` (ties: earlier fact first)."""
         row = self.triple_row
         m = min(k, len(row))
-        first = self.r.facts_of_triples(np.argpartition(-row, m - 1)[:m])
+        first = self.retriever.facts_of_triples(np.argpartition(-row, m - 1)[:m])
         lower = np.partition(self.of(first), len(first) - k)[len(first) - k] if len(first) >= k else -np.inf
-        cands = self.r.facts_of_triples(np.flatnonzero(row >= lower - self.bonus - 1e-6))
+        cands = self.retriever.facts_of_triples(np.flatnonzero(row >= lower - self.bonus - 1e-6))
         return cands[top_k_stable(self.of(cands), k)].astype(np.int64)
 
 
+# ---------------------------------------------------------------------------------------------------
+# the search (Alg. 1 lines 7–16); :class:`temporag.methods.star_rag.StarRAG` puts it behind the interface
+
+
 @dataclass
-class StarRAG:
-    """The STAR-RAG retriever over a built rule graph (Alg. 1 lines 7–16).
+class RuleGraphSearch:
+    """Alg. 1's query side over a built rule graph: anchors, γ, PPR, top-K2 rules, re-ranking.
 
     Questions are processed in batches of ``batch_size``: the cosine of every distinct triple is one
     matrix product per batch (reading the 166,760 × 384 vectors once instead of once per question) and
@@ -176,27 +175,19 @@ class StarRAG:
     edge_weight: str = "rate"
     batch_size: int = 64
     dtype: type = np.float32  # PPR arithmetic; float32 halves memory traffic, far below the 1e-5 tolerance
-    trans: Transition = field(init=False)
+    trans: Transition = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.personalisation not in PERSONALISATIONS:
+            raise ValueError(
+                f"personalisation must be one of {PERSONALISATIONS}, got {self.personalisation!r}"
+            )
         u, v = self.graph.edges
         self.trans = transition_matrix(
             len(self.graph.nodes), u, v, self.graph.edge_weights(self.edge_weight), symmetric=True
         )
         self._mark = np.zeros(len(self.kg), dtype=bool)
         self._by_triple = CSRIndex.build(self.kg.triple_of_fact, self.kg.n_triples)
-
-    _SETTINGS = ("kg", "graph", "semantic", "k1", "k2", "alpha", "tol", "theta", "beta", "personalisation")
-
-    def variant(self, **changes) -> StarRAG:
-        """The same graph and encoder with other settings (ablations, readings of the released code)."""
-        same = {k: getattr(self, k) for k in (*self._SETTINGS, "edge_weight", "batch_size", "dtype")}
-        if changes.get("edge_weight", self.edge_weight) == self.edge_weight and "graph" not in changes:
-            clone = object.__new__(StarRAG)
-            clone.__dict__.update({**self.__dict__, **changes})
-            clone._mark = np.zeros(len(self.kg), dtype=bool)
-            return clone
-        return StarRAG(**{**same, **changes})
 
     # -- helpers ---------------------------------------------------------------------------------
     def _union(self, parts: list[np.ndarray]) -> np.ndarray:
@@ -328,40 +319,23 @@ class StarRAG:
                         )
         return out
 
-    def retrieve(
-        self,
-        questions: Sequence[str],
-        q_vecs: np.ndarray | None = None,
-        k1: int | None = None,
-        k2: int | None = None,
-        progress: bool = True,
-    ) -> tuple[list[np.ndarray], np.ndarray, list[StarTrace]]:
-        """Ranked top-K1 events per question, per-question latency (embedding excluded) and traces."""
-        if q_vecs is None:
-            q_vecs = self.semantic.embed_questions(list(questions))
-        setting = (k1 or self.k1, k2 or self.k2)
-        traces = self.run(questions, q_vecs, [setting], progress)[setting]
-        return [t.facts for t in traces], np.array([t.seconds for t in traces]), traces
-
-    def retrieve_one(
-        self, q_vec: np.ndarray, question: str, k1: int | None = None, k2: int | None = None
-    ) -> StarTrace:
-        """One question (the notebook's walk-through)."""
-        return self.retrieve([question], np.atleast_2d(q_vec), k1, k2, progress=False)[2][0]
-
-    def retrieve_no_rule(
-        self, questions: Sequence[str], q_vecs: np.ndarray, k: int | None = None, progress: bool = True
-    ) -> tuple[list[np.ndarray], np.ndarray]:
+    def anchors_only(self, questions: Sequence[str], q_vecs: np.ndarray, k: int, progress: bool):
         """STAR-RAG-no-rule: the anchors themselves (semantic search only), timed the same way."""
-        k = k or self.k1
         ranked, latency = [], []
         for batch in self._batches(len(questions), "no-rule retrieval", progress):
             scores, shared = self._score_batch(questions, q_vecs, batch)
-            for sc in scores:
+            for one in scores:
                 t0 = time.perf_counter()
-                ranked.append(self.anchors(sc, k))
+                ranked.append(self.anchors(one, k))
                 latency.append(shared + time.perf_counter() - t0)
         return ranked, np.asarray(latency)
+
+    def trace_one(
+        self, q_vec: np.ndarray, question: str, k1: int | None = None, k2: int | None = None
+    ) -> StarTrace:
+        """One question, with everything the walk-through shows (anchors, seeds, γ, rules, π mass)."""
+        setting = (k1 or self.k1, k2 or self.k2)
+        return self.run([question], np.atleast_2d(q_vec), [setting], progress=False)[setting][0]
 
     def sweep(
         self,
@@ -372,209 +346,6 @@ class StarRAG:
         progress: bool = True,
     ) -> dict[tuple[int, int], list[np.ndarray]]:
         """Top-K1 events for every (K1, K2) pair (Fig. 5)."""
-        runs = self.run(questions, q_vecs, [(a, b) for a in k1s for b in k2s], progress)
+        texts = [getattr(q, "question", q) for q in questions]
+        runs = self.run(texts, q_vecs, [(a, b) for a in k1s for b in k2s], progress)
         return {key: [t.facts for t in traces] for key, traces in runs.items()}
-
-
-def build(
-    kg,
-    params: GraphParams | None = None,
-    semantic: SemanticRetriever | None = None,
-    progress: bool = False,
-    **query_settings,
-) -> StarRAG:
-    """The rule graph (cached) and the retriever on top of it."""
-    from temporag.embed import Encoder
-
-    graph = load_or_build(kg, params, progress=progress)
-    semantic = semantic or SemanticRetriever(kg, Encoder())
-    return StarRAG(kg, graph, semantic, **query_settings)
-
-
-# ---------------------------------------------------------------------------------------------------
-# reader (Appendix E's task in the kit's own words)
-
-_READER_SYSTEM = (
-    "You answer questions about dated events between actors. Each event reads "
-    "'subject relation object on date': the subject does the relation to the object, so keep that "
-    "direction. Use the events whose relation matches the question, then apply the question's time "
-    "condition exactly: before or after a date or another event, the first or the last one, or a "
-    "given year, month or day. Reply with 'Answer:' and a Python list of strings, nothing else."
-)
-
-_DEMO = (
-    "Example (not about the events below).\n"
-    "Events:\n"
-    "1. Kenya Praise or endorse Uganda on 2009-03-02\n"
-    "2. Kenya Praise or endorse Tanzania on 2009-06-15\n"
-    "3. Kenya Praise or endorse Rwanda on 2010-01-20\n"
-    "Question: Who did Kenya praise last before Rwanda?\n"
-    "Answer: ['Tanzania', 'Uganda']"
-)
-_THOUGHT_DEMO = "Thought: Kenya praised Rwanda on 2010-01-20; the latest earlier praise is Tanzania.\n"
-
-_ANSWER_FORMAT = {
-    "entity": "Candidates are names written as in the events.",
-    "time": "Candidates are dates written YYYY-MM-DD, YYYY-MM or YYYY, as precise as the question asks.",
-}
-
-
-def build_star_prompt(
-    question: str,
-    events: Sequence[str],
-    answer_type: str | None = None,
-    n_candidates: int = 10,
-    one_shot: bool = False,
-    thought: bool = False,
-) -> list[dict[str, str]]:
-    """System + user messages: the numbered events, the question, and the request for ``n_candidates``
-    ranked answer candidates as a Python list.
-
-    Appendix E adds a one-shot demonstration and a "Thought:" before the answer: ``one_shot`` and
-    ``thought`` switch them on (the kit's own example and wording).  Both are off for the embedded 135M
-    reader, which copies the demonstration's events into its answers and does not reason usefully."""
-    listed = "\n".join(f"{i}. {e}" for i, e in enumerate(events, 1)) or "(no events retrieved)"
-    demo = _DEMO.replace("Answer:", _THOUGHT_DEMO + "Answer:") if thought else _DEMO
-    ask = (
-        f"Write 'Thought:' with one short sentence, then 'Answer:' and a Python list of up to "
-        f"{n_candidates} short answer candidates, best first."
-        if thought
-        else f"Write 'Answer:' and a Python list of up to {n_candidates} short answer candidates, best first."
-    )
-    parts = [
-        demo if one_shot else "",
-        f"Events:\n{listed}",
-        f"Question: {question.strip()}",
-        _ANSWER_FORMAT.get(answer_type or "", ""),
-        ask,
-    ]
-    return [
-        {"role": "system", "content": _READER_SYSTEM},
-        {"role": "user", "content": "\n\n".join(p for p in parts if p)},
-    ]
-
-
-def reader_budget(n_candidates: int = 10, thought: bool = False) -> int:
-    """Completion tokens: room for ``n_candidates`` short names (≈ 12 tokens each), plus a thought."""
-    return 16 + 12 * n_candidates + (60 if thought else 0)
-
-
-def prompt_tokens(messages: list[dict[str, str]]) -> int:
-    """Tokens of a prompt by cl100k_base (the kit's labelled fallback count; no model needed)."""
-    from temporag.llm import cl100k_count
-
-    return cl100k_count("\n".join(f"{m['role']}: {m['content']}" for m in messages))
-
-
-def read(
-    llm,
-    kg,
-    questions: Sequence,
-    ranked: Sequence[np.ndarray],
-    n_candidates: int = 10,
-    one_shot: bool = False,
-    thought: bool = False,
-    progress: bool = True,
-    desc: str = "STAR-RAG reader",
-) -> list:
-    """Ask ``llm`` for ranked candidates from each question's events; returns ReaderResult per question."""
-    from temporag.readers import ReaderResult, parse_ranked_answers
-
-    prompts = [
-        build_star_prompt(q.question, kg.verbalise_many(r), q.answer_type, n_candidates, one_shot, thought)
-        for q, r in zip(questions, ranked)
-    ]
-    responses = llm.chat_many(
-        prompts, max_tokens=reader_budget(n_candidates, thought), progress=progress, desc=desc
-    )
-    out = []
-    for q, resp in zip(questions, responses):
-        if resp.error is not None:
-            out.append(ReaderResult(question=q.question, response=resp, error=resp.error))
-        else:
-            answers = [
-                clean_candidate(a, q.answer_type) for a in parse_ranked_answers(resp.text, top_k=n_candidates)
-            ]
-            out.append(
-                ReaderResult(q.question, list(dict.fromkeys(a for a in answers if a)), resp.text, resp)
-            )
-    return out
-
-
-_DATE_TAIL = re.compile(r"\s+(?:on|in|at)\s+\d{4}(?:-\d{2}){0,2}\s*$", re.I)
-
-
-def clean_candidate(answer: str, answer_type: str | None) -> str:
-    """Drop the date an entity candidate copied from its event line ('Iran on 2005-03-02' → 'Iran')."""
-    return _DATE_TAIL.sub("", answer).strip() if answer_type == "entity" else answer
-
-
-def hits(results: Sequence, questions: Sequence, ks: Sequence[int] = (1, 5, 10)) -> dict[int, np.ndarray]:
-    """Per-question strict Hits@k (MultiTQ rule) of reader results."""
-    from temporag.evaluate import strict_hit
-
-    return {
-        k: np.array(
-            [
-                strict_hit(r.answers, q.answers, k=k, answer_type=q.answer_type)
-                for r, q in zip(results, questions)
-            ],
-            dtype=float,
-        )
-        for k in ks
-    }
-
-
-# ---------------------------------------------------------------------------------------------------
-# the other data sets of Table 2
-
-
-def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list]:
-    """(kg, questions as MultiTQ ``Question`` records) for Table 2's CronQuestions / Forecast columns, or
-    raise ``MissingDataError`` naming what is absent (ForecastTKGQuestions has no questions staged)."""
-    from temporag.data.errors import MissingDataError
-    from temporag.data.multitq import Question
-
-    if dataset == "CronQuestions":
-        from temporag.data import cronquestions
-
-        kg = cronquestions.load_kg(data_dir=data_dir)
-        raw = cronquestions.load_complex_questions("valid", data_dir=data_dir)
-        qs = []
-        for q in raw:
-            if q.answer_type == "entity":
-                answers = tuple(kg.entity_labels[kg.entity_id[a]] for a in q.answers if a in kg.entity_id)
-            else:
-                answers = tuple(str(a) for a in q.answers)
-            qs.append(Question(q.uniq_id, q.text, answers, q.answer_type, "year", q.type, "Multiple"))
-        return kg, qs
-    if dataset == "Forecast":
-        from temporag.data import forecast
-
-        forecast.load_mappings(data_dir)  # the KG side is staged (raises if not)
-        raise MissingDataError(
-            "forecasttkgquestions/questions (ForecastTKGQuestions QA pairs: none are staged, only the "
-            "ICEWS21 KG, and the kit has no question loader for them)",
-            "forecasttkgquestions",
-        )
-    raise KeyError(f"unknown Table 2 data set {dataset!r}")
-
-
-def pipeline(
-    kg,
-    questions: Sequence,
-    k1: int = K1,
-    k2: int = K2,
-    llm=None,
-    params: GraphParams | None = None,
-    retriever: StarRAG | None = None,
-) -> list[dict]:
-    """STAR-RAG end to end: rule graph (cached) → PPR retrieval → (if an LLM is given) ranked answers."""
-    retriever = retriever or build(kg, params)
-    ranked, latency, traces = retriever.retrieve([q.question for q in questions], k1=k1, k2=k2)
-    records = [{"quid": q.quid, **t.to_record()} for q, t in zip(questions, traces)]
-    if llm is not None:
-        for rec, res in zip(records, read(llm, kg, questions, ranked)):
-            rec["answers"] = list(res.answers)
-            rec["error"] = res.error
-    return records

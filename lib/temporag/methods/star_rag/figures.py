@@ -1,76 +1,19 @@
-"""STAR-RAG's tables and figures: the kit's numbers next to the paper's, ready for the notebook.
+"""STAR-RAG's figures in the house style (:mod:`temporag.plots`); :mod:`report` re-exports them.
 
-One job: turn rule graphs and retrieval runs into the artifacts of the paper (rule-graph anatomy, a
-Fig. 2-style neighbourhood, Tables 2–4, Figs. 3 and 5), so the notebook cells stay one call each.
+Rule-graph anatomy and the greedy MDL trace (§3.2), a Fig. 2-style neighbourhood drawing, the
+labelling-grid and answer-recall charts, and Fig. 3 (tokens and time per question).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from temporag import evaluate, plots
-from temporag.methods.star_rag_graph import RuleGraph
+from temporag import plots
+from temporag.methods.star_rag.graph import RuleGraph
 
-log = logging.getLogger(__name__)
 KIND_NAMES = {0: "subject label differs", 1: "relation differs", 2: "object label differs"}
-MISSING_PAPER_NUMBERS: list[str] = []
-
-
-def paper(source: str, row: str, column: str, dataset: str | None = "MultiTQ") -> float | None:
-    """The paper's printed value from ``temporag.reported`` (None, logged, when it is not transcribed)."""
-    from temporag import reported
-
-    try:
-        return reported.lookup("star_rag", source, row, column, dataset=dataset)
-    except KeyError as exc:
-        key = f"{source} / {row} / {column} / {dataset}"
-        if key not in MISSING_PAPER_NUMBERS:
-            MISSING_PAPER_NUMBERS.append(key)
-            log.info("paper number not in reported.py: %s (%s)", key, exc)
-        return None
-
-
-# ---------------------------------------------------------------------------------------------------
-# LLM-free retrieval metrics
-
-
-def recall_by_category(
-    kg, questions: Sequence, ranked: Mapping[str, Sequence[np.ndarray]], k: int, seed: int = 0
-):
-    """Answer recall of the top-k retrieved events per method: overall, per qtype and per qlabel.
-
-    Returns (per-question values per method, long DataFrame with bootstrap CIs)."""
-    import pandas as pd
-
-    values, frames = {}, []
-    for name, lists in ranked.items():
-        values[name] = evaluate.answer_recall_at_k(kg, lists, questions, [k])[k]
-        df = evaluate.breakdown(questions, values[name], by=["qtype", "qlabel"], seed=seed)
-        df.insert(0, "method", name)
-        frames.append(df)
-    return values, pd.concat(frames, ignore_index=True)
-
-
-def pivot_recall(table, methods: Sequence[str]):
-    """Rows: overall, Single/Multiple, each qtype; columns: methods (mean recall) and n."""
-    order = [("overall", "all"), ("qlabel", "Single"), ("qlabel", "Multiple")]
-    order += [("qtype", c) for c in sorted(table[table.group == "qtype"].category.unique())]
-    rows = []
-    for group, cat in order:
-        sub = table[(table.group == group) & (table.category == cat)]
-        if sub.empty:
-            continue
-        row = {"group": group, "category": cat, "n": int(sub.n.iloc[0])}
-        for m in methods:
-            hit = sub[sub.method == m]
-            row[m] = float(hit["mean"].iloc[0]) if len(hit) else np.nan
-        rows.append(row)
-    import pandas as pd
-
-    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -287,3 +230,30 @@ def fig3_tokens_time(
         plots.footnote(fig, note)
     fig.tight_layout()
     return fig
+
+
+def labelling_grid_figure(grid):
+    """Distinct labels and rule nodes against K_type, one line per Apriori support threshold."""
+    import matplotlib.pyplot as plt
+
+    plots.use_house_style()
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6))
+    for support, rows in grid.groupby("min_support"):
+        axes[0].plot(rows["K_type"], rows["labels in use"], marker="o", label=f"support {support:g}")
+        axes[1].plot(rows["K_type"], rows["rule nodes"], marker="o", label=f"support {support:g}")
+    axes[0].set(xlabel="K_type", ylabel="distinct labels in use", title="distinct labels |A|")
+    axes[1].set(xlabel="K_type", ylabel="rule nodes |U|", title="rule nodes")
+    axes[0].legend()
+    fig.tight_layout()
+    return fig
+
+
+def recall_figure(recall_table, methods: Sequence[str], k: int, note: str):
+    """Answer recall of the top-k events per question category, one bar per method."""
+    return plots.grouped_bars(
+        recall_table["category"].tolist(),
+        {m: recall_table[m].tolist() for m in methods},
+        title=f"Answer recall of the top-{k} events",
+        ylabel="answer recall",
+        note=note,
+    )
