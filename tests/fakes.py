@@ -40,7 +40,9 @@ class ScriptedBackend:
         text = self.reply(user) if callable(self.reply) else self.reply
         return {
             "model": self.model_name,
-            "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": self.finish_reason}],
+            "choices": [
+                {"message": {"role": "assistant", "content": text}, "finish_reason": self.finish_reason}
+            ],
             "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens},
         }
 

@@ -111,7 +111,8 @@ def test_hits_by_category_leaves_failed_calls_out_of_the_mean():
     qs = [_q(["A"]), _q(["B"], qlabel="Multiple"), _q(["2001"], "time", qlabel="Multiple")]
     table = hits_by_category(qs, [["A"], [], ["2001-02-03"]], failed=[False, True, False])
     assert table["strict"]["Overall"] == 1.0  # the failed call is not a wrong answer
-    assert table["n"]["Multiple"] == 2 and table["answered"]["Multiple"] == 1 and table["failed"]["Multiple"] == 1
+    assert table["n"]["Multiple"] == 2
+    assert table["answered"]["Multiple"] == 1 and table["failed"]["Multiple"] == 1
     all_failed = hits_by_category(qs[:1], [[]], failed=[True])
     assert np.isnan(all_failed["strict"]["Overall"]) and all_failed["failed"]["Overall"] == 1
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-
 from fakes import fake_llm
+
 from temporag.methods.base import Method, Retrieval, records_from
 
 

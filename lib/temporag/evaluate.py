@@ -206,7 +206,9 @@ def hits_at_k(
         if rule == "lenient" and k != 1:
             raise ValueError("the lenient rule scores the first answer only: use k=1")
         if rule == "strict":
-            vals = [strict_hit(a, q.answers, k=k, answer_type=q.answer_type) for a, q in zip(answers, questions)]
+            vals = [
+                strict_hit(a, q.answers, k=k, answer_type=q.answer_type) for a, q in zip(answers, questions)
+            ]
         else:
             vals = [lenient_hit(list(a), q.answers) for a, q in zip(answers, questions)]
         out[k] = np.asarray(vals, dtype=float)
