@@ -38,11 +38,18 @@ def _cmd_reproduce(args) -> int:
 
 
 def _print_checks(results) -> int:
+    from temporag.data import fetch as fetch_mod
+    from temporag.data import registry
+
     bad = 0
     for r in results:
         mark = "ok " if r.ok else "BAD"
         where = r.found or "-"
         print(f"{mark} {r.status:<10} {r.dataset:<22} {r.path:<55} {where} {r.message}".rstrip())
+        if r.status == "mismatch":
+            print(f"      expected sha256 {r.expected}\n      actual   sha256 {r.actual}")
+        if r.status == "mismatch" or (r.status == "missing" and r.required):
+            print(f"      get it: {fetch_mod.how_to_get(registry.entry(r.path))}")
         bad += not r.ok
     print(f"{len(results) - bad} of {len(results)} files fine" + (f", {bad} need attention" if bad else ""))
     return 1 if bad else 0
