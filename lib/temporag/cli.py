@@ -27,6 +27,7 @@ def _cmd_reproduce(args) -> int:
         extra=dict(args.param or []),
         force=args.force,
         kernel=args.kernel,
+        wait_s=args.wait,
     )
     print()
     print(summary(outcomes))
@@ -68,11 +69,19 @@ def _cmd_data(args) -> int:
     return _print_checks(results)
 
 
+_WAIT_HELP = (
+    "when another run is writing the same output folder, wait up to this long (default: fail at once)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="temporag", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    rep = sub.add_parser("reproduce", help="execute notebooks with papermill into figures/<name>/")
+    rep = sub.add_parser(
+        "reproduce",
+        help="execute notebooks with papermill (paper profile → figures/<name>/, other runs → runs/...)",
+    )
     rep.add_argument("--notebook", "-n", action="append", help="notebook name (repeatable; default: all)")
     rep.add_argument("--profile", choices=["smoke", "paper"], default="smoke")
     rep.add_argument(
@@ -85,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--force", action="store_true", help="re-run even when outputs are current")
     rep.add_argument("--kernel", default=None, help="Jupyter kernel name (default: the notebook's)")
+    rep.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=_WAIT_HELP)
     rep.set_defaults(func=_cmd_reproduce)
 
     run = sub.add_parser("run", help="run one notebook (same as reproduce --notebook NAME)")
@@ -93,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--param", action="append", type=_parse_param, metavar="KEY=VALUE")
     run.add_argument("--force", action="store_true")
     run.add_argument("--kernel", default=None)
+    run.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=_WAIT_HELP)
     run.set_defaults(func=_cmd_reproduce)
 
     data = sub.add_parser("data", help="check or fetch benchmark data")

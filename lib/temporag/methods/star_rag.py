@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 from temporag.data.tkg import CSRIndex
 from temporag.methods.semantic import SemanticRetriever, question_times, time_bonus, top_k_stable
 from temporag.methods.star_rag_graph import GraphParams, RuleGraph, RuleNodes, load_or_build
+from temporag.params import check as check_params
 from temporag.ppr import Transition, personalized_pagerank, personalized_pagerank_many, transition_matrix
 
 K1, K2 = 10, 20
@@ -179,6 +180,7 @@ class StarRAG:
     trans: Transition = field(init=False)
 
     def __post_init__(self) -> None:
+        check_params(K1=self.k1, K2=self.k2)
         u, v = self.graph.edges
         self.trans = transition_matrix(
             len(self.graph.nodes), u, v, self.graph.edge_weights(self.edge_weight), symmetric=True
