@@ -119,7 +119,8 @@ def test_killed_first_run_publishes_nothing_and_is_rerun(dirs, tmp_path):
     assert again.status == "ok"  # not "skipped": no complete run existed
     assert json.loads((final / "results.json").read_text()) == {"value": 7, "complete": True}
     assert json.loads((final / "_run.json").read_text())["finished"]
-    assert not list(final.parent.glob(".slow.staging-*"))  # the killed run's staging folder is gone
+    # the killed run's staging folder is gone; nothing but the folder and its lock file is left beside it
+    assert sorted(p.name for p in final.parent.iterdir()) == [".slow.lock", "slow"]
 
 
 @pytest.mark.slow
