@@ -151,14 +151,6 @@ class CheckedText:
         self.lines += text.count("\n")
         return text
 
-    def readline(self, size: int = -1) -> str:
-        try:
-            line = self._text.readline(size)
-        except _READ_ERRORS as exc:
-            raise self._error(exc, whole_file=False) from exc
-        self.lines += line.endswith("\n")
-        return line
-
     def __iter__(self) -> CheckedText:
         return self
 
