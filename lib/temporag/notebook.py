@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from temporag.config import Settings, get_settings
+from temporag.params import validate as validate_params
 from temporag.results import Results
 
 PROFILES: dict[str, dict[str, Any]] = {
@@ -66,6 +67,7 @@ def stratified_sample(questions: list, n: int | None, rng: np.random.Generator, 
 def start(name: str, params: dict, *, questions: list | None = None, data_files: list | None = None) -> Run:
     """Resolve a notebook run.  ``params`` is the parameters cell as a dict (``None`` = default)."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    validate_params(params)  # one-line errors naming the parameter and the allowed values
     profile = params.get("profile", "smoke")
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")

@@ -15,6 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from temporag.embed import Encoder, kg_triple_vectors
+from temporag.params import check as check_params
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 TIME_BONUS = 0.1  # in cosine units: enough to reorder facts of one triple, not to beat a better triple
@@ -75,6 +76,7 @@ class SemanticRetriever:
         self, questions: Sequence[str], k: int = 50, q_vecs: np.ndarray | None = None, progress: bool = True
     ) -> tuple[list[np.ndarray], np.ndarray]:
         """Ranked top-k fact ids per question, and per-question latency in seconds (embedding excluded)."""
+        check_params(k=k)
         if q_vecs is None:
             q_vecs = self.embed_questions(questions)
         ranked, latency = [], np.zeros(len(questions))

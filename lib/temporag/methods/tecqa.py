@@ -29,6 +29,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from temporag.linking import EntityLinker, RelationGrounder, main_entity_index, predicate_text
+from temporag.params import check as check_params
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 log = logging.getLogger(__name__)
@@ -554,6 +555,7 @@ class TECQA:
     ) -> tuple[list[EvidenceChain], np.ndarray]:
         """Chains for many questions and per-question retrieval latency in seconds (parsing and question
         embedding excluded, like the semantic baseline's)."""
+        check_params(K=k, N=n)
         _ = self.triple_vectors  # load before timing
         rng = np.random.default_rng(seed)
         chains, latency = [], np.zeros(len(constraints))
