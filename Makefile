@@ -43,7 +43,7 @@ lab: setup
 	$(BIN)/jupyter lab notebooks/
 
 clean:
-	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info figures/*/*.ipynb figures/*/_run.json
+	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info figures/*/*.ipynb figures/*/_run.json figures/.*.failed runs
 	find . -name __pycache__ -not -path "./$(VENV)/*" -exec rm -rf {} +
 
 clean-cache:

@@ -41,3 +41,13 @@ def tmp_cache(tmp_path, monkeypatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("TEMPORAG_CACHE", str(cache))
     return cache
+
+
+@pytest.fixture(autouse=True)
+def _closed_llm_breakers():
+    """Every test starts with closed LLM circuit breakers (they are per-process state, per endpoint)."""
+    from temporag.llm import reset_breakers
+
+    reset_breakers()
+    yield
+    reset_breakers()

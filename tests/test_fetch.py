@@ -13,14 +13,11 @@ import pytest
 from temporag.data import fetch, registry
 from temporag.data.errors import MissingDataError
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
 
 @pytest.fixture(scope="module")
-def shared() -> Path:
-    if not (SHARED / "multitq").exists():
-        pytest.skip(f"shared data not found at {SHARED}")
-    return SHARED
+def shared(shared_data) -> Path:
+    """../shared/data (or TEMPORAG_DATA), as conftest finds it."""
+    return shared_data
 
 
 def test_registry_lists_every_staged_file(shared):
@@ -51,15 +48,22 @@ def test_check_passes_on_shared_data(shared):
     assert sum(r.status == "ok" for r in results) == len(list(shared.rglob("*.gz")))
 
 
-def test_mirror_symlinks_then_check(shared, tmp_path):
-    results = fetch.fetch(None, tmp_path, source_dir=shared)
+@pytest.mark.parametrize("through_symlink", [False, True], ids=["direct", "through-symlink"])
+def test_mirror_symlinks_then_check(shared, tmp_path, through_symlink):
+    if through_symlink:  # ../shared reached through a symlink, as on machines that link it in
+        (tmp_path / "linked_shared").symlink_to(shared, target_is_directory=True)
+        shared = tmp_path / "linked_shared"
+    dest = tmp_path / "mirror"
+    results = fetch.fetch(None, dest, source_dir=shared)
     assert all(r.ok for r in results)
-    link = tmp_path / "complextr" / "dyg_rag" / "Corpus.json.gz"
-    assert link.is_symlink() and link.resolve() == (shared / "complextr" / "dyg_rag" / "Corpus.json.gz")
-    assert all(r.ok for r in fetch.check(data_dir=tmp_path))
+    link = dest / "complextr" / "dyg_rag" / "Corpus.json.gz"
+    # compare resolved with resolved: the mirror links to the real file, wherever `shared` points from
+    assert link.is_symlink()
+    assert link.resolve() == (shared / "complextr" / "dyg_rag" / "Corpus.json.gz").resolve()
+    assert all(r.ok for r in fetch.check(data_dir=dest))
     from temporag.data import complextr
 
-    assert len(complextr.load_corpus(tmp_path)) == 112
+    assert len(complextr.load_corpus(dest)) == 112
 
 
 def test_copy_and_corruption_detected(shared, tmp_path):

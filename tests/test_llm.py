@@ -272,12 +272,25 @@ def test_cache_is_safe_across_processes(tmp_path):
 class FakeOpenAIServer:
     """Tiny /v1/chat/completions + /v1/models server; ``script`` lists what each request gets."""
 
-    def __init__(self, script=(), reply="ok from server", usage=True, hang_s=1.5):
+    def __init__(
+        self,
+        script=(),
+        reply="ok from server",
+        usage=True,
+        hang_s=1.5,
+        default="ok",
+        models_up=True,
+        delay_s=0.0,
+    ):
         self.script = list(script)
         self.reply = reply
         self.usage = usage
         self.hang_s = hang_s
+        self.default = default  # what a request gets once the script is used up
+        self.models_up = models_up  # False: GET /models answers 503
+        self.delay_s = delay_s  # seconds every completion takes
         self.hits = 0
+        self.gets = 0
         self.bodies: list[dict] = []
         self.lock = threading.Lock()
         server = self
@@ -298,7 +311,11 @@ class FakeOpenAIServer:
                     pass  # the client gave up (timeout test)
 
             def do_GET(self):
-                if self.path.endswith("/models"):
+                with server.lock:
+                    server.gets += 1
+                if self.path.endswith("/models") and not server.models_up:
+                    self._send(503, {"error": {"message": "models endpoint down", "type": "server_error"}})
+                elif self.path.endswith("/models"):
                     self._send(
                         200,
                         {
@@ -317,7 +334,7 @@ class FakeOpenAIServer:
                 with server.lock:
                     server.hits += 1
                     server.bodies.append(body)
-                    action = server.script.pop(0) if server.script else "ok"
+                    action = server.script.pop(0) if server.script else server.default
                 if "FAIL" in body["messages"][-1]["content"]:
                     action = "500"
                 if action == "500":
@@ -326,9 +343,14 @@ class FakeOpenAIServer:
                     self._send(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
                 elif action == "garbage":
                     self._send(200, b"<html>proxy login</html>", content_type="text/html")
+                elif action == "truncated":  # a JSON content type with the body cut short
+                    self._send(200, json.dumps(server.completion(body)).encode()[:40])
+                elif action == "nochoices":
+                    self._send(200, {"object": "error", "message": "model is loading"})
                 else:
                     if action == "hang":
                         time.sleep(server.hang_s)
+                    time.sleep(server.delay_s)
                     self._send(200, server.completion(body))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -363,9 +385,13 @@ class FakeOpenAIServer:
         self.thread.join(timeout=5)
 
 
-def server_llm(tmp_path, url, *, model="test-model", timeout=5.0, retries=3) -> LLM:
+def server_llm(tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3) -> LLM:
     settings = get_settings(
-        cache_dir=tmp_path / "cache", llm_base_url=url, llm_timeout=timeout, llm_max_retries=retries
+        cache_dir=tmp_path / "cache",
+        llm_base_url=url,
+        llm_timeout=timeout,
+        llm_max_retries=retries,
+        llm_breaker=breaker,
     ).replace(llm_model=model)
     return LLM(settings, retry_base_delay=FAST)
 
@@ -462,6 +488,195 @@ def test_model_is_discovered_when_not_set(tmp_path):
         client.chat(msgs("q"))
         assert server.bodies[-1]["model"] == "served-model"
         assert client.describe()["endpoint"] == server.url
+
+
+# ----------------------------------------------------------------------------------------------------
+# an outage fails fast: the circuit breaker (issue 9, item 4)
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"  # nothing listens here any more
+
+
+def test_server_down_opens_the_breaker_and_records_the_rest(tmp_path):
+    # 10 questions against a server answering 500: the first call gets its 5 attempts, the next two one
+    # each, then the breaker opens and the last 7 are recorded as failed without a request
+    with FakeOpenAIServer(default="500") as server:
+        client = server_llm(tmp_path, server.url, retries=4, breaker=3)
+        out = client.chat_many([msgs(f"q{i}") for i in range(10)], progress=False)
+        assert server.hits == 5 + 1 + 1
+    assert [r.ok for r in out] == [False] * 10
+    assert "5 attempts" in out[0].error and "InternalServerError" in out[0].error
+    assert "1 attempt;" in out[1].error
+    for r in out[3:]:
+        assert r.error.startswith(f"not calling {server.url} any more")
+        assert "last 3 calls failed" in r.error and "InternalServerError" in r.error
+        assert "run the same command again" in r.error
+
+
+def test_hanging_server_costs_a_bounded_number_of_timeouts(tmp_path):
+    with FakeOpenAIServer(default="hang", hang_s=3.0) as server:
+        client = server_llm(tmp_path, server.url, timeout=0.25, retries=2, breaker=2)
+        t0 = time.perf_counter()
+        out = client.chat_many([msgs(f"slow {i}") for i in range(8)], progress=False)
+        elapsed = time.perf_counter() - t0
+        assert server.hits == 3 + 1  # 3 attempts, then 1, then the breaker is open
+    assert elapsed < 4 * 0.25 + 1.5, elapsed  # ~4 timeouts, not 8 questions x 3 attempts
+    assert all("Timeout" in r.error for r in out)
+    assert all("not calling" in r.error for r in out[2:])
+
+
+def test_refused_connection_opens_the_breaker(tmp_path):
+    url = _closed_port_url()
+    client = server_llm(tmp_path, url, retries=2, breaker=2)
+    t0 = time.perf_counter()
+    out = client.chat_many([msgs(f"anyone {i}?") for i in range(6)], progress=False)
+    assert time.perf_counter() - t0 < 3.0
+    assert all("Connection" in r.error for r in out)
+    assert [("not calling" in r.error) for r in out] == [False, False, True, True, True, True]
+    # every client of that endpoint in this process sees the open breaker, and the stats count the calls
+    with pytest.raises(llm_mod.LLMUnavailable, match="not calling"):
+        server_llm(tmp_path / "other", url, retries=2, breaker=2).chat(msgs("again"))
+
+
+def test_transient_blips_do_not_open_the_breaker(tmp_path):
+    # each call fails once then succeeds: the successes reset the count, so all 4 are answered
+    with FakeOpenAIServer(script=["500", "ok", "500", "ok", "500", "ok", "500", "ok"]) as server:
+        client = server_llm(tmp_path, server.url, retries=2, breaker=2)
+        out = client.chat_many([msgs(f"blip {i}") for i in range(4)], progress=False)
+        assert [r.ok for r in out] == [True] * 4 and server.hits == 8
+        assert not client.breaker.open
+
+
+def test_breaker_open_still_serves_cached_answers(tmp_path):
+    with FakeOpenAIServer() as server:
+        client = server_llm(tmp_path, server.url, breaker=1, retries=0)
+        client.chat(msgs("cached one"))
+        server.default = "500"
+        with pytest.raises(LLMError):
+            client.chat(msgs("new one"))
+        assert client.breaker.open
+        hits = server.hits
+        out = client.chat_many([msgs("cached one"), msgs("another new one")], progress=False)
+        assert out[0].ok and out[0].cached and "not calling" in out[1].error
+        assert server.hits == hits
+
+
+def test_call_stats_count_calls_and_failures(tmp_path):
+    before = llm_mod.call_stats()
+    client = make(get_settings(cache_dir=tmp_path / "c", llm_max_retries=0), FakeBackend())
+    client.chat_many([msgs("a"), msgs("a"), msgs("FAIL b")], progress=False)
+    after = llm_mod.call_stats()
+    assert after["calls"] - before["calls"] == 3
+    assert after["cached"] - before["cached"] == 1
+    assert after["failed"] - before["failed"] == 1 and "refuses FAIL" in after["last_error"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# a malformed body keeps its raw text and is retried like a transient failure
+
+
+@pytest.mark.parametrize("action", ["garbage", "truncated", "nochoices"])
+def test_malformed_body_is_retried_then_succeeds(tmp_path, action):
+    with FakeOpenAIServer(script=[action]) as server:
+        response = server_llm(tmp_path, server.url, retries=2).chat(msgs("q"))
+        assert response.text == "ok from server" and server.hits == 2
+
+
+def test_malformed_body_error_keeps_the_raw_text(tmp_path):
+    with FakeOpenAIServer(default="garbage") as server:
+        with pytest.raises(LLMError) as info:
+            server_llm(tmp_path, server.url, retries=1).chat(msgs("q"))
+        assert server.hits == 2
+    assert "<html>proxy login</html>" in str(info.value) and "2 attempts" in str(info.value)
+    assert info.value.__cause__.raw_text == "<html>proxy login</html>"
+
+
+# ----------------------------------------------------------------------------------------------------
+# the client works offline from its cache (item 6)
+
+
+def test_cached_rerun_works_while_models_endpoint_is_down(tmp_path):
+    with FakeOpenAIServer() as server:
+        first = server_llm(tmp_path, server.url, model=None)
+        assert first.chat(msgs("q")).text == "ok from server"
+        assert server.gets == 1 and server.hits == 1
+        server.models_up, server.default = False, "500"  # the server breaks
+        llm_mod.reset_breakers()  # a new run: nothing discovered in this process yet
+        client = server_llm(tmp_path, server.url, model=None)
+        again = client.chat(msgs("q"))
+        assert again.cached and again.text == "ok from server"
+        assert client.model_name == "served-model"  # remembered in the cache from the first run
+        assert server.gets == 2 and server.hits == 1  # asked /models once, sent no completion
+
+
+def test_unresolvable_model_is_named_once_and_repr_stays_offline(tmp_path):
+    with FakeOpenAIServer(models_up=False) as server:
+        client = server_llm(tmp_path, server.url, model=None, breaker=5)
+        assert "not resolved" in repr(client) and server.gets == 0
+        for _ in range(3):
+            with pytest.raises(llm_mod.EndpointError, match="set TEMPORAG_LLM_MODEL") as info:
+                client.chat(msgs("q"))
+        assert server.gets == 1 and server.hits == 0  # asked once, never sent a request without a model
+        assert "models endpoint down" in str(info.value)
+        out = client.chat_many([msgs("q")], progress=False)
+        assert out[0].model == "unknown" and "TEMPORAG_LLM_MODEL" in out[0].error
+
+
+def test_repr_never_touches_an_unreachable_endpoint(tmp_path):
+    client = server_llm(tmp_path, _closed_port_url(), model=None)
+    t0 = time.perf_counter()
+    text = repr(client)
+    assert time.perf_counter() - t0 < 0.1 and "not resolved" in text and "127.0.0.1" in text
+
+
+# ----------------------------------------------------------------------------------------------------
+# a bad row in the LLM cache heals (item 5)
+
+
+def test_bad_cache_row_is_removed_and_recomputed(tmp_path, settings, caplog):
+    backend = FakeBackend()
+    client = make(settings, backend)
+    client.chat(msgs("hello"))
+    params = {"temperature": 0.0, "max_tokens": 256, "stop": None, "json_mode": False}
+    key = client.request_key(msgs("hello"), params)
+    db = settings.cache_dir / "llm.sqlite"
+    with sqlite3.connect(db) as conn:
+        cut = conn.execute("UPDATE responses SET response = ? WHERE key = ?", ('{"text": "cut', key))
+        assert cut.rowcount == 1
+    with caplog.at_level("WARNING", logger="temporag.llm"):
+        healed = make(settings, backend).chat(msgs("hello"))
+    assert not healed.cached and healed.text == "echo hello" and backend.calls == 2
+    assert str(db) in caplog.text and key in caplog.text and "not JSON" in caplog.text
+    assert make(settings, FakeBackend()).chat(msgs("hello")).cached  # rewritten, valid again
+    with sqlite3.connect(db) as conn:  # a row of the wrong shape heals the same way
+        conn.execute("UPDATE responses SET response = ? WHERE key = ?", ('{"text": 3}', key))
+    assert not make(settings, backend).chat(msgs("hello")).cached and backend.calls == 3
+
+
+# ----------------------------------------------------------------------------------------------------
+# two runs, one cache, no double spending (item 9)
+
+
+def _same_prompts(url: str, cache_dir: str, n: int) -> None:
+    settings = get_settings(cache_dir=cache_dir, llm_base_url=url).replace(llm_model="test-model")
+    LLM(settings, retry_base_delay=FAST).chat_many([msgs(f"shared {i}") for i in range(n)], progress=False)
+
+
+def test_concurrent_runs_sharing_the_cache_send_each_prompt_once(tmp_path):
+    with FakeOpenAIServer(delay_s=0.15) as server:
+        ctx = multiprocessing.get_context("fork")
+        runs = [ctx.Process(target=_same_prompts, args=(server.url, str(tmp_path), 12)) for _ in range(2)]
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join(timeout=60)
+        assert [run.exitcode for run in runs] == [0, 0]
+        assert server.hits == 12  # each prompt once; the second run waited for the first's answer
+    assert not list((tmp_path / "llm.sqlite.inflight").iterdir())  # no lock file left behind
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -49,7 +49,6 @@ def test_start_records_every_resolved_value(questions, tmp_path, tmp_cache, monk
         "profile": "paper",
         "sample_size": None,
         "reader_sample": None,
-        "seed": None,
         "parse_sample": None,
         "reader_style": None,
         "llm_model": None,

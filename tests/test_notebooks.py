@@ -109,11 +109,7 @@ CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa, "star_rag": _check_star
 #: parameters whose ``None`` is itself the meaning: no question file (the split is used), no endpoint
 #: (the embedded reader); any other ``null`` in results.json is a value the run resolved but did not record
 NULL_MEANS_SOMETHING = {"questions_file", "llm_base_url"}
-NULL_MEANS_SOMETHING_IN = {
-    "tecqa": {"reader_facts"},  # None: the reader sees the whole chain
-    # resolved inside the notebook today; they leave this list when it passes them to start(defaults=...)
-    "star_rag": {"heatmap_reader_sample", "reader_style"},
-}
+NULL_MEANS_SOMETHING_IN = {"tecqa": {"reader_facts"}}  # None: the reader sees the whole chain
 
 
 def _check_no_unrecorded_parameters(name: str, data: dict) -> None:
@@ -138,15 +134,12 @@ def test_every_notebook_is_stripped_and_has_parameters():
 
 
 MAX_CELL_LINES = 12
-NOT_YET_THIN = {"star_rag"}  # its results cells move into methods/star_rag/report.py (issue 16)
 
 
 def test_notebook_code_cells_stay_short():
     """A notebook reads like the paper: each code cell calls the library in a few lines (the parameters
     cell is a list of knobs, not code, and is exempt)."""
     for path in NOTEBOOKS:
-        if path.stem in NOT_YET_THIN:
-            continue
         nb = nbformat.read(path, as_version=4)
         for i, cell in enumerate(nb.cells):
             tags = cell.get("metadata", {}).get("tags", [])

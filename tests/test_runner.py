@@ -28,12 +28,15 @@ out = pathlib.Path(output_dir); out.mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture()
-def books(tmp_path):
+def books(tmp_path, monkeypatch):
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
     _notebook(nbs / "00_tour.ipynb", WRITE)
     _notebook(nbs / "broken.ipynb", "raise ValueError('boom in cell 2')")
     _notebook(nbs / "tecqa.ipynb", WRITE)
+    import temporag.runner as runner
+
+    monkeypatch.setattr(runner, "RUNS_DIR", tmp_path / "runs")  # smoke runs never land in the repo
     return nbs, tmp_path / "figures"
 
 
@@ -49,8 +52,9 @@ def test_reproduce_goes_on_and_skips_current(books):
     first = reproduce(profile="smoke", extra={"value": 7}, notebook_dir=nbs, figures_dir=figs)
     assert [(o.name, o.status) for o in first] == [("00_tour", "ok"), ("tecqa", "ok"), ("broken", "failed")]
     assert "boom in cell 2" in first[2].error
-    assert json.loads((figs / "tour" / "results.json").read_text()) == {"profile": "smoke", "value": 7}
-    assert (figs / "tecqa" / "tecqa.ipynb").exists()
+    smoke = figs.parent / "runs" / "smoke"
+    assert json.loads((smoke / "tour" / "results.json").read_text()) == {"profile": "smoke", "value": 7}
+    assert (smoke / "tecqa" / "tecqa.ipynb").exists() and not figs.exists()
     again = reproduce(["00_tour"], profile="smoke", extra={"value": 7}, notebook_dir=nbs, figures_dir=figs)
     assert again[0].status == "skipped"
     changed = reproduce(["00_tour"], profile="smoke", extra={"value": 8}, notebook_dir=nbs, figures_dir=figs)

@@ -1,13 +1,24 @@
-"""Content-addressed on-disk cache with atomic writes.
+"""Content-addressed on-disk cache with atomic writes and entries that heal.
 
 A killed run must never leave a half-written file that a re-run would trust, so every write
 goes to a temporary file in the same folder and is renamed into place.
+
+Atomic writes do not protect against what happens to a file afterwards (a disk error, a copy cut
+short, a hand edit), and one bad entry must not make every later run crash on it.  So every entry
+written here gets a sidecar ``<entry>.sha256`` holding the hash of its bytes, and every entry is
+checked before it is trusted: an entry whose bytes differ from its hash, or that does not load, is
+logged with its path, removed, and rebuilt by the caller as if it had never been cached.  Entries
+written before sidecars existed ("legacy") are checked by loading them (and by the caller's own
+check, e.g. an embedding chunk's shape and norms); a legacy entry that passes is adopted (its
+sidecar is written), so the cache keys never change.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Callable
@@ -17,6 +28,13 @@ from typing import Any
 import numpy as np
 
 from temporag.config import get_settings
+
+log = logging.getLogger(__name__)
+SIDECAR = ".sha256"
+
+
+class CacheEntryError(RuntimeError):
+    """A cache entry could not be read; it has been removed, so running again rebuilds it."""
 
 
 def content_hash(*parts: Any) -> str:
@@ -44,10 +62,18 @@ def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
 
 
 def cache_path(namespace: str, key: str, suffix: str, cache_dir: str | Path | None = None) -> Path:
+    """The slot of one cache entry.  An entry already there that fails its check (bytes differ from its
+    recorded hash; a legacy ``.npy``/``.pkl`` whose framing is cut or garbled) is removed first, so a
+    caller that tests ``path.exists()`` rebuilds it instead of crashing on it."""
     root = Path(cache_dir) if cache_dir is not None else get_settings().cache_dir
     folder = root / namespace
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{key}{suffix}"
+    path = folder / f"{key}{suffix}"
+    if path.exists():
+        problem = _check_bytes(path)
+        if problem is not None:
+            discard(path, problem)
+    return path
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
@@ -67,12 +93,160 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
+# -- validation ------------------------------------------------------------------------------------------
+
+_VERIFIED: dict[str, tuple[int, int]] = {}  # entries whose bytes matched their hash: path -> (size, mtime)
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """Where the hash of an entry's bytes is kept."""
+    path = Path(path)
+    return path.with_name(path.name + SIDECAR)
+
+
+def _stat_key(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _recorded_hash(path: Path) -> str | None:
+    try:
+        text = sidecar_path(path).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if len(text) == 64 else None
+
+
+def _write_sidecar(path: Path, digest: str) -> None:
+    def _write(tmp: Path) -> None:
+        tmp.write_text(digest + "\n", encoding="ascii")
+
+    atomic_write(sidecar_path(path), _write)
+
+
+def discard(path: str | Path, problem: str) -> None:
+    """Remove an invalid entry (and its sidecar), saying which file and why, so it gets rebuilt."""
+    path = Path(path)
+    log.warning("cache entry %s is invalid (%s); removed, it will be rebuilt", path, problem)
+    _VERIFIED.pop(str(path), None)
+    for p in (path, sidecar_path(path)):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _framing_problem(path: Path) -> str | None:
+    """Cheap structural check of a legacy entry: a cut or garbled file fails it without a full load."""
+    size = path.stat().st_size
+    if path.suffix == ".npy":
+        try:
+            with open(path, "rb") as f:
+                version = np.lib.format.read_magic(f)
+                read_header = (
+                    np.lib.format.read_array_header_1_0
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0
+                )
+                shape, _, dtype = read_header(f)
+                header_end = f.tell()
+        except Exception as exc:  # noqa: BLE001 - any failure means the header is unreadable
+            return f"unreadable .npy header ({type(exc).__name__}: {exc})"
+        expected = header_end + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if size != expected:
+            return f".npy holds {size:,} bytes, its header {shape} {dtype} needs {expected:,}"
+    elif path.suffix == ".pkl":
+        with open(path, "rb") as f:
+            head = f.read(2)
+            f.seek(max(0, size - 1))
+            tail = f.read(1)
+        if len(head) < 2 or head[0] != 0x80 or tail != b".":  # PROTO opcode first, STOP opcode last
+            return "not a complete pickle (cut short or overwritten)"
+    return None
+
+
+def _check_bytes(path: Path, data: bytes | None = None) -> str | None:
+    """None when the entry's bytes match its recorded hash (or, with no hash recorded, when its framing
+    is whole); else what is wrong."""
+    key = str(path)
+    try:
+        stat = _stat_key(path)
+    except FileNotFoundError:
+        return "missing"
+    if _VERIFIED.get(key) == stat:
+        return None
+    recorded = _recorded_hash(path)
+    if recorded is None:
+        return _framing_problem(path)
+    actual = hashlib.sha256(data).hexdigest() if data is not None else file_sha256(path)
+    if actual != recorded:
+        return f"sha256 of its bytes is {actual[:12]}…, {sidecar_path(path).name} says {recorded[:12]}…"
+    _VERIFIED[key] = stat
+    return None
+
+
+def _adopt(path: Path, data: bytes | None = None) -> None:
+    """Record the hash of a legacy entry that passed its load check, so later runs check it by hash."""
+    if _recorded_hash(path) is None:
+        try:
+            _write_sidecar(path, hashlib.sha256(data).hexdigest() if data is not None else file_sha256(path))
+            _VERIFIED[str(path)] = _stat_key(path)
+        except OSError as exc:  # a read-only cache still works, it just stays unadopted
+            log.debug("could not record the hash of %s: %s", path, exc)
+
+
+def _save_with_hash(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """``atomic_write`` plus the sidecar with the hash of exactly the bytes written."""
+    path = Path(path)
+    digest: list[str] = []
+
+    def _write(tmp: Path) -> None:
+        write(tmp)
+        digest.append(file_sha256(tmp))
+
+    atomic_write(path, _write)
+    _write_sidecar(path, digest[0])
+    _VERIFIED[str(path)] = _stat_key(path)
+    return path
+
+
+# -- typed entries -------------------------------------------------------------------------------------
+
+
 def save_npy(path: str | Path, array: np.ndarray) -> Path:
+    """An array entry with the hash of its bytes beside it."""
+
     def _write(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             np.save(f, array, allow_pickle=False)
 
-    return atomic_write(path, _write)
+    return _save_with_hash(path, _write)
+
+
+def load_npy(path: str | Path, check: Callable[[np.ndarray], str | None] | None = None) -> np.ndarray | None:
+    """The array of a valid entry, else None (an invalid entry is logged, removed and must be rebuilt).
+
+    ``check`` returns what is wrong with a loaded array (e.g. its shape for the texts it stands for),
+    or None; it is how an entry without a recorded hash is validated before it is adopted."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    problem = _check_bytes(path, data)
+    array = None
+    if problem is None:
+        try:
+            array = np.load(io.BytesIO(data), allow_pickle=False)
+        except Exception as exc:  # noqa: BLE001 - a garbled entry can fail in many ways
+            problem = f"does not load as .npy ({type(exc).__name__}: {exc})"
+    if problem is None and check is not None:
+        problem = check(array)
+    if problem is not None:
+        discard(path, problem)
+        return None
+    _adopt(path, data)
+    return array
 
 
 def save_json(path: str | Path, obj: Any) -> Path:
@@ -83,17 +257,34 @@ def save_json(path: str | Path, obj: Any) -> Path:
 
 
 def save_pickle(path: str | Path, obj: Any) -> Path:
+    """A pickled entry (e.g. STAR-RAG's rule graph) with the hash of its bytes beside it."""
     import pickle
 
     def _write(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
 
-    return atomic_write(path, _write)
+    return _save_with_hash(path, _write)
 
 
 def load_pickle(path: str | Path) -> Any:
+    """The object of a pickled entry.  An entry whose bytes differ from their hash, or that does not
+    unpickle, is logged and removed, and :class:`CacheEntryError` says to run again (which rebuilds it);
+    a legacy entry that unpickles is adopted."""
     import pickle
 
-    with open(path, "rb") as f:
-        return pickle.load(f)
+    path = Path(path)
+    problem = _check_bytes(path)
+    if problem is None:
+        try:
+            with open(path, "rb") as f:
+                obj = pickle.load(f)
+        except Exception as exc:  # noqa: BLE001 - truncated or garbled pickles fail in many ways
+            problem = f"does not unpickle ({type(exc).__name__}: {exc})"
+    if problem is not None:
+        discard(path, problem)
+        raise CacheEntryError(
+            f"cache entry {path} was invalid ({problem}); it has been removed — run again to rebuild it"
+        )
+    _adopt(path)
+    return obj

@@ -27,6 +27,7 @@ def _cmd_reproduce(args) -> int:
         extra=dict(args.param or []),
         force=args.force,
         kernel=args.kernel,
+        wait_s=args.wait,
     )
     print()
     print(summary(outcomes))
@@ -38,11 +39,18 @@ def _cmd_reproduce(args) -> int:
 
 
 def _print_checks(results) -> int:
+    from temporag.data import fetch as fetch_mod
+    from temporag.data import registry
+
     bad = 0
     for r in results:
         mark = "ok " if r.ok else "BAD"
         where = r.found or "-"
         print(f"{mark} {r.status:<10} {r.dataset:<22} {r.path:<55} {where} {r.message}".rstrip())
+        if r.status == "mismatch":
+            print(f"      expected sha256 {r.expected}\n      actual   sha256 {r.actual}")
+        if r.status == "mismatch" or (r.status == "missing" and r.required):
+            print(f"      get it: {fetch_mod.how_to_get(registry.entry(r.path))}")
         bad += not r.ok
     print(f"{len(results) - bad} of {len(results)} files fine" + (f", {bad} need attention" if bad else ""))
     return 1 if bad else 0
@@ -83,11 +91,19 @@ def _cmd_results(args) -> int:
     return 1 if found else 0
 
 
+_WAIT_HELP = (
+    "when another run is writing the same output folder, wait up to this long (default: fail at once)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="temporag", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    rep = sub.add_parser("reproduce", help="execute notebooks with papermill into figures/<name>/")
+    rep = sub.add_parser(
+        "reproduce",
+        help="execute notebooks with papermill (paper profile → figures/<name>/, other runs → runs/...)",
+    )
     rep.add_argument("--notebook", "-n", action="append", help="notebook name (repeatable; default: all)")
     rep.add_argument("--profile", choices=["smoke", "paper"], default="smoke")
     rep.add_argument(
@@ -100,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--force", action="store_true", help="re-run even when outputs are current")
     rep.add_argument("--kernel", default=None, help="Jupyter kernel name (default: the notebook's)")
+    rep.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=_WAIT_HELP)
     rep.set_defaults(func=_cmd_reproduce)
 
     run = sub.add_parser("run", help="run one notebook (same as reproduce --notebook NAME)")
@@ -108,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--param", action="append", type=_parse_param, metavar="KEY=VALUE")
     run.add_argument("--force", action="store_true")
     run.add_argument("--kernel", default=None)
+    run.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=_WAIT_HELP)
     run.set_defaults(func=_cmd_reproduce)
 
     data = sub.add_parser("data", help="check or fetch benchmark data")

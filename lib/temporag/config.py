@@ -22,6 +22,10 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value not in (None, "") else default
 
 
+def _env_flag(name: str) -> bool:
+    return (_env(name, "0") or "0").strip().lower() not in ("0", "false", "no", "off")
+
+
 def _default_data_dir() -> Path:
     return Path(_env("TEMPORAG_DATA", str(REPO_ROOT / "data"))).expanduser()
 
@@ -40,9 +44,13 @@ class Settings:
     llm_model: str | None = field(default_factory=lambda: _env("TEMPORAG_LLM_MODEL"))
     llm_timeout: float = field(default_factory=lambda: float(_env("TEMPORAG_LLM_TIMEOUT", "120")))
     llm_max_retries: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_MAX_RETRIES", "4")))
+    # consecutive failed calls to one endpoint after which a run stops calling it (the circuit breaker)
+    llm_breaker: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_BREAKER", "3")))
     embedder: str = field(default_factory=lambda: _env("TEMPORAG_EMBEDDER", DEFAULT_EMBEDDER))
     seed: int = field(default_factory=lambda: int(_env("TEMPORAG_SEED", "0")))
     threads: int = field(default_factory=lambda: int(_env("TEMPORAG_THREADS", str(os.cpu_count() or 1))))
+    # a data file whose size or sha256 differs from the pinned release: warn (default) or fail
+    data_strict: bool = field(default_factory=lambda: _env_flag("TEMPORAG_DATA_STRICT"))
 
     @property
     def offline_llm(self) -> bool:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from temporag.cache import cache_path, content_hash, save_npy
+from temporag.cache import cache_path, content_hash, load_npy, save_npy
 from temporag.config import Settings, embedder_path, get_settings
 
 log = logging.getLogger(__name__)
@@ -66,15 +66,17 @@ class Encoder:
     def encode_cached(self, texts: Sequence[str], desc: str = "embedding") -> np.ndarray:
         """Embed texts through the chunked disk cache (resumable, atomic)."""
         texts = list(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        dim = self.dim
+        out = np.zeros((len(texts), dim), dtype=np.float32)
         todo = []
         for start in range(0, len(texts), CHUNK):
             chunk = texts[start : start + CHUNK]
             path = cache_path(
                 "embeddings", content_hash(self.model_name, chunk), ".npy", self.settings.cache_dir
             )
-            if path.exists():
-                out[start : start + len(chunk)] = np.load(path)
+            cached = load_npy(path, check=partial(vector_problem, n=len(chunk), dim=dim))
+            if cached is not None:
+                out[start : start + len(chunk)] = cached
             else:
                 todo.append((start, chunk, path))
         if todo:
@@ -88,6 +90,20 @@ class Encoder:
                     bar.update(len(chunk))
             log.info("embedded %d texts in %.1fs", n_todo, time.perf_counter() - t0)
         return out
+
+
+def vector_problem(vectors: np.ndarray, n: int, dim: int) -> str | None:
+    """What is wrong with a cached chunk standing for ``n`` texts, or None.  Vectors are L2-normalised,
+    so a chunk of the right shape full of zeros (or NaNs) is caught by its norms, not used silently."""
+    if vectors.shape != (n, dim) or vectors.dtype != np.float32:
+        return f"holds {vectors.shape} {vectors.dtype}, expected ({n}, {dim}) float32"
+    if not np.isfinite(vectors).all():
+        return "holds NaN or infinite values"
+    norms = np.linalg.norm(vectors, axis=1)
+    bad = np.flatnonzero(np.abs(norms - 1.0) > 1e-3)
+    if len(bad):
+        return f"{len(bad)} of {n} vectors are not unit length (row {bad[0]}: norm {norms[bad[0]]:.3f})"
+    return None
 
 
 class VectorIndex:

@@ -11,9 +11,16 @@ Why the extra machinery around a plain API call:
 * every successful response is cached in sqlite keyed by the request's content hash, so re-running a
   notebook (or resuming a killed batch) never pays for the same call twice, and several notebooks can
   share the cache at once (WAL mode + busy timeout);
-* transient failures (timeouts, 5xx, refused connections) are retried with exponential backoff and
-  jitter; a call that keeps failing raises :class:`LLMError` naming the endpoint, the model and the
-  last cause, which is what a user needs to fix it;
+* transient failures (timeouts, 5xx, refused connections, a body that is not a chat completion) are
+  retried with exponential backoff and jitter; a call that keeps failing raises :class:`LLMError` naming
+  the endpoint, the model and the last cause, which is what a user needs to fix it;
+* an outage fails fast: after ``TEMPORAG_LLM_BREAKER`` consecutive failed calls to one endpoint (calls
+  after the first failure get one attempt each) the run stops calling it — a circuit breaker — and every
+  later call fails at once with the cause and how to resume (the cache keeps every answer received);
+* a request being computed by another run sharing the cache is waited for, not sent twice (a per-request
+  in-flight lock beside the sqlite file);
+* the served model's name (part of the cache key) is resolved lazily and once per endpoint and
+  remembered in the cache, so a fully cached re-run works while the server's ``/models`` is down;
 * token counts and latency travel with every response, labelled with where the counts came from, so
   the "tokens and cost per question" tables of the papers can be reproduced honestly.
 
@@ -24,6 +31,7 @@ completion dict; tests inject fakes through ``LLM(backend=...)``.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import json
 import logging
@@ -33,7 +41,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -60,8 +68,26 @@ class LLMError(RuntimeError):
     """An LLM call that cannot succeed; the message names endpoint, model and cause."""
 
 
+class EndpointError(LLMError):
+    """A call failed because of the endpoint, not the request (down, hanging, refusing, unauthorised);
+    these failures, in a row, open the circuit breaker."""
+
+
+class LLMUnavailable(EndpointError):
+    """The circuit breaker is open: this run no longer calls the endpoint."""
+
+
 class TransientLLMError(RuntimeError):
     """Raised by a backend for failures worth retrying (overload, dropped connection...)."""
+
+
+class MalformedResponseError(TransientLLMError):
+    """The server answered, but not with a chat completion (a proxy page, a cut body); retried like a
+    dropped connection.  ``raw_text`` keeps what it sent."""
+
+    def __init__(self, message: str, raw_text: str = "") -> None:
+        super().__init__(message)
+        self.raw_text = raw_text
 
 
 @dataclass(frozen=True)
@@ -153,11 +179,19 @@ class OpenAIBackend:
 
     def complete(self, messages: Messages, params: dict[str, Any]) -> dict[str, Any]:
         kwargs = {"model": self.model_name, **_chat_kwargs(messages, params)}
-        result = self._client.chat.completions.create(**kwargs)
+        try:
+            result = self._client.chat.completions.create(**kwargs)
+        except json.JSONDecodeError as exc:  # a JSON content type with a cut or garbled body
+            raise MalformedResponseError(
+                f"{self.endpoint} (model {self._model}) sent a body that is not valid JSON ({exc.msg}): "
+                f"{exc.doc[:300]!r}",
+                exc.doc,
+            ) from exc
         if not hasattr(result, "model_dump"):  # the SDK hands back the raw body when it is not JSON
-            raise LLMError(
+            raise MalformedResponseError(
                 f"{self.endpoint} (model {self._model}) answered with something other than a chat "
-                f"completion: {str(result)[:200]!r} — is TEMPORAG_LLM_BASE_URL the server's /v1 root?"
+                f"completion: {str(result)[:300]!r} — is TEMPORAG_LLM_BASE_URL the server's /v1 root?",
+                str(result),
             )
         return result.model_dump()
 
@@ -287,11 +321,34 @@ def _messages_text(messages: Messages) -> str:
 # response cache
 
 
+_RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "text": str,
+    "prompt_tokens": int,
+    "completion_tokens": int,
+    "token_source": str,
+    "latency_s": (int, float),
+    "model": str,
+}
+
+
+def _record_problem(record: Any) -> str | None:
+    """What is wrong with a stored response, or None (every field a cached reply is rebuilt from)."""
+    if not isinstance(record, dict):
+        return f"holds {type(record).__name__}, not a response record"
+    for name, kind in _RECORD_FIELDS.items():
+        if not isinstance(record.get(name), kind) or isinstance(record.get(name), bool):
+            return f"field {name!r} is {record.get(name)!r}"
+    return None
+
+
 class ResponseCache:
     """sqlite store of successful responses, safe for several processes at once.
 
     WAL lets readers proceed while one process writes; the busy timeout makes a writer wait for a lock
     instead of failing.  One connection per (process, thread): sqlite connections must not cross either.
+    A row that does not parse into a response record is logged, deleted and recomputed, never trusted
+    nor allowed to fail its question forever.  ``claim`` is the per-request in-flight lock; the
+    ``models`` table remembers which model an endpoint served when none was configured.
     """
 
     def __init__(self, path: str | Path, *, busy_timeout_s: float = 60.0):
@@ -314,6 +371,10 @@ class ResponseCache:
                     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, endpoint TEXT, "
                     "response TEXT NOT NULL, created REAL NOT NULL)"
                 )
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS models (endpoint TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                    "updated REAL NOT NULL)"
+                )
                 break
             except sqlite3.OperationalError:
                 if attempt == 19:
@@ -324,8 +385,75 @@ class ResponseCache:
         return conn
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record of ``key``; None when absent or invalid (an invalid row is deleted)."""
         row = self._connect().execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if not row:
+            return None
+        try:
+            record = json.loads(row[0])
+            problem = _record_problem(record)
+        except (TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+            record, problem = None, f"not JSON ({exc})"
+        if problem is not None:
+            log.warning(
+                "LLM cache row %s in %s is invalid (%s); removed, the call will be made again",
+                key,
+                self.path,
+                problem,
+            )
+            self.delete(key)
+            return None
+        return record
+
+    def delete(self, key: str) -> None:
+        self._connect().execute("DELETE FROM responses WHERE key = ?", (key,))
+
+    def remember_model(self, endpoint: str, model: str) -> None:
+        """Which model ``endpoint`` served when it was asked (``/models``), for offline re-runs."""
+        self._connect().execute(
+            "INSERT OR REPLACE INTO models (endpoint, model, updated) VALUES (?, ?, ?)",
+            (endpoint, model, time.time()),
+        )
+
+    def remembered_model(self, endpoint: str) -> str | None:
+        row = self._connect().execute("SELECT model FROM models WHERE endpoint = ?", (endpoint,)).fetchone()
+        return str(row[0]) if row else None
+
+    @contextlib.contextmanager
+    def claim(self, key: str) -> Iterator[bool]:
+        """Hold the in-flight lock of one request; yields True when another holder had to be waited for
+        (then look in the cache again before calling).  A lock file per request, ``flock``-ed: the
+        kernel releases it when its holder dies, so a killed run never blocks the next one."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - no flock (Windows): no cross-run de-duplication
+            yield False
+            return
+        folder = self.path.with_name(self.path.name + ".inflight")
+        folder.mkdir(parents=True, exist_ok=True)
+        lock_path = folder / f"{key}.lock"
+        waited = False
+        while True:
+            fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                waited = True
+                log.info("another run is computing this LLM request (%s); waiting for its answer", key)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:  # the holder before us may have removed the file: then lock the new one
+                current = os.stat(lock_path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                current = False
+            if current:
+                break
+            os.close(fd)
+        try:
+            yield waited
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock_path)
+            os.close(fd)
 
     def put(self, key: str, model: str, endpoint: str, response: dict[str, Any]) -> None:
         self._connect().execute(
@@ -371,12 +499,87 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:500]}"
 
 
+def _endpoint_wide(exc: BaseException) -> bool:
+    """A non-transient failure that every request to this endpoint would hit (key, permission, URL)."""
+    return getattr(exc, "status_code", None) in (401, 403, 404)
+
+
+# ----------------------------------------------------------------------------------------------------
+# circuit breaker and call accounting (per process, shared by every client of one endpoint)
+
+
+@dataclass
+class Breaker:
+    """Consecutive endpoint failures of one endpoint; ``open`` once they reach ``threshold``."""
+
+    endpoint: str
+    threshold: int
+    consecutive: int = 0
+    last_error: str | None = None
+    open: bool = False
+
+    def success(self) -> None:
+        self.consecutive, self.last_error = 0, None
+
+    def failure(self, error: str) -> None:
+        self.consecutive += 1
+        self.last_error = error
+        if self.threshold > 0 and self.consecutive >= self.threshold and not self.open:
+            self.open = True
+            log.error("%s", self.message())
+
+    def message(self) -> str:
+        return (
+            f"not calling {self.endpoint} any more in this run: its last {self.consecutive} calls failed "
+            f"(last error: {self.last_error}). Every answer received so far is cached: fix the endpoint "
+            "(server up? TEMPORAG_LLM_BASE_URL, TEMPORAG_LLM_TIMEOUT) and run the same command again to "
+            "resume where this run stopped (in a live kernel: temporag.llm.reset_breakers())"
+        )
+
+
+_BREAKERS: dict[str, Breaker] = {}
+_DISCOVERED: dict[str, str | LLMError] = {}  # endpoint -> model listed by the server, or why not
+_STATS_LOCK = threading.Lock()
+_STATS: dict[str, Any] = {"calls": 0, "cached": 0, "failed": 0, "last_error": None}
+
+
+def breaker_for(endpoint: str, threshold: int) -> Breaker:
+    with _STATS_LOCK:
+        if endpoint not in _BREAKERS:
+            _BREAKERS[endpoint] = Breaker(endpoint, threshold)
+        return _BREAKERS[endpoint]
+
+
+def reset_breakers() -> None:
+    """Close every circuit breaker and forget model discovery (after fixing an endpoint in a live kernel)."""
+    with _STATS_LOCK:
+        _BREAKERS.clear()
+        _DISCOVERED.clear()
+
+
+def call_stats() -> dict[str, Any]:
+    """Calls made through any client in this process so far: calls, cached, failed, last_error.
+    ``Results`` records the calls of its run in results.json, and the runner reports a run whose
+    calls all failed as failed."""
+    with _STATS_LOCK:
+        return dict(_STATS)
+
+
+def _tally(*, cached: bool = False, error: str | None = None) -> None:
+    with _STATS_LOCK:
+        _STATS["calls"] += 1
+        _STATS["cached"] += int(cached)
+        if error is not None:
+            _STATS["failed"] += 1
+            _STATS["last_error"] = error[:500]
+
+
 # ----------------------------------------------------------------------------------------------------
 # the client
 
 
 class LLM:
-    """Chat client with caching, retries and token accounting.
+    """Chat client with caching, retries, a circuit breaker and token accounting.
 
     ``LLM()`` reads the settings: an endpoint if ``TEMPORAG_LLM_BASE_URL`` is set, else the embedded
     SmolLM2.  ``backend=`` injects any object with ``complete(messages, params) -> dict`` (tests, custom
@@ -408,6 +611,7 @@ class LLM:
         elif not callable(getattr(backend, "complete", None)):
             raise TypeError(f"backend {backend!r} has no complete(messages, params) method")
         self.backend = backend
+        self._model: str | None = None
         self._cache: ResponseCache | None
         if isinstance(cache, ResponseCache):
             self._cache = cache
@@ -416,33 +620,95 @@ class LLM:
         else:
             self._cache = None
 
-    def __repr__(self) -> str:  # never triggers model discovery over the network
-        model = getattr(self.backend, "_model", None) or getattr(self.backend, "model_name", None)
-        return f"LLM(model={model!r}, endpoint={self.endpoint!r})"
+    def __repr__(self) -> str:  # never touches the network
+        return f"LLM(model={self._model_label()!r}, endpoint={self.endpoint!r})"
 
     @property
     def response_cache(self) -> ResponseCache | None:
         return self._cache
 
     # -- identity ------------------------------------------------------------------------------------
-    @property
-    def model_name(self) -> str:
+    def _discovers_model(self) -> bool:
+        """True for a server backend with no model configured: its name must be asked for."""
+        return hasattr(self.backend, "_model") and getattr(self.backend, "_model", None) is None
+
+    def _model_label(self) -> str:
+        """The model's name if known without asking anyone, else a placeholder (for messages)."""
+        if self._model is not None:
+            return self._model
+        if hasattr(self.backend, "_model"):
+            return getattr(self.backend, "_model", None) or "(not resolved yet)"
         name = getattr(self.backend, "model_name", None)
         return str(name) if name else type(self.backend).__name__
+
+    @property
+    def model_name(self) -> str:
+        """The model's name, resolved on first use and then kept (it is part of every cache key)."""
+        if self._model is None:
+            self._model = self._resolve_model()
+        return self._model
+
+    def _resolve_model(self) -> str:
+        if not self._discovers_model():
+            name = getattr(self.backend, "model_name", None)
+            return str(name) if name else type(self.backend).__name__
+        endpoint = self.endpoint
+        known = _DISCOVERED.get(endpoint)
+        if known is None:  # ask the server once per process and endpoint
+            if self.breaker.open:
+                known = LLMUnavailable(self.breaker.message())
+            else:
+                try:
+                    known = str(self.backend.model_name)
+                except LLMError as exc:
+                    known = exc
+                    self.breaker.failure(str(exc))
+            _DISCOVERED[endpoint] = known
+        if isinstance(known, str):
+            if self._cache is not None:
+                self._cache_call(self._cache.remember_model, endpoint, known)
+            self.backend._model = known
+            return known
+        remembered = self._cache_call(self._cache.remembered_model, endpoint) if self._cache else None
+        if remembered:
+            log.warning(
+                "the model served at %s cannot be listed (%s); using %r, the model it served last time "
+                "(remembered in %s) — set TEMPORAG_LLM_MODEL to choose",
+                endpoint,
+                known,
+                remembered,
+                self._cache.path,
+            )
+            self.backend._model = remembered
+            return remembered
+        raise EndpointError(
+            f"cannot tell which model {endpoint} serves: {known}. No model is remembered for it in the "
+            "LLM cache either — set TEMPORAG_LLM_MODEL (or llm_model) to the served model's name"
+        )
 
     @property
     def endpoint(self) -> str:
         return str(getattr(self.backend, "endpoint", None) or f"backend:{type(self.backend).__name__}")
 
+    @property
+    def breaker(self) -> Breaker:
+        """The circuit breaker of this client's endpoint (shared by every client in the process)."""
+        return breaker_for(self.endpoint, int(self.settings.llm_breaker))
+
     def describe(self) -> dict[str, Any]:
         """What to save beside results: which model answered, where, and with which call policy."""
+        try:
+            model = self.model_name
+        except LLMError:
+            model = self._model_label()
         return {
-            "model": self.model_name,
+            "model": model,
             "backend": type(self.backend).__name__,
             "endpoint": self.endpoint,
             "offline": self.endpoint == EMBEDDED_ENDPOINT,
             "max_retries": self.settings.llm_max_retries,
             "timeout_s": self.settings.llm_timeout,
+            "breaker": self.settings.llm_breaker,
             "cache": str(self._cache.path) if self._cache is not None else None,
         }
 
@@ -462,8 +728,18 @@ class LLM:
     ) -> LLMResponse:
         """One chat completion, from cache if this exact request succeeded before.
 
-        Raises :class:`LLMError` once retries are exhausted or on a non-transient failure.
+        Raises :class:`LLMError` once retries are exhausted, on a non-transient failure, or at once
+        (:class:`LLMUnavailable`) while the endpoint's circuit breaker is open.
         """
+        try:
+            response = self._chat(messages, temperature, max_tokens, stop, json_mode)
+        except Exception as exc:
+            _tally(error=str(exc) if isinstance(exc, LLMError) else _describe(exc))
+            raise
+        _tally(cached=response.cached)
+        return response
+
+    def _chat(self, messages, temperature, max_tokens, stop, json_mode) -> LLMResponse:
         msgs = _check_messages(messages)
         params = {
             "temperature": float(temperature),
@@ -473,37 +749,60 @@ class LLM:
         }
         t0 = time.perf_counter()
         key = self.request_key(msgs, params)
-        if self._cache is not None:
-            stored = self._cache_get(key)
-            if stored is not None:
-                return LLMResponse(
-                    text=stored["text"],
-                    prompt_tokens=stored["prompt_tokens"],
-                    completion_tokens=stored["completion_tokens"],
-                    token_source=stored["token_source"],
-                    latency_s=time.perf_counter() - t0,
-                    cached=True,
-                    model=stored["model"],
-                    original_latency_s=stored["latency_s"],
-                    finish_reason=stored.get("finish_reason"),
-                )
-        raw, latency = self._complete_with_retries(msgs, params)
-        text, finish_reason = self._extract_text(raw)
-        prompt_tokens, completion_tokens, source = self._token_counts(raw, msgs, text)
-        response = LLMResponse(
-            text=text,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            token_source=source,
-            latency_s=latency,
-            cached=False,
-            model=str(raw.get("model") or self.model_name),
-            original_latency_s=latency,
-            finish_reason=finish_reason,
-        )
-        if self._cache is not None:
-            self._cache_put(key, response)
+        stored = self._cache_get(key)
+        if stored is not None:
+            return self._from_cache(stored, t0)
+        breaker = self.breaker
+        if breaker.open:
+            raise LLMUnavailable(breaker.message())
+        claim = self._cache.claim(key) if self._cache is not None else contextlib.nullcontext(False)
+        with claim as waited:
+            if waited:  # another run held this request: it has probably answered it by now
+                stored = self._cache_get(key)
+                if stored is not None:
+                    return self._from_cache(stored, t0)
+                if breaker.open:
+                    raise LLMUnavailable(breaker.message())
+            # after a failed call, one attempt per call: an outage costs a few requests, not hours
+            attempts = 1 if breaker.consecutive else max(0, int(self.settings.llm_max_retries)) + 1
+            try:
+                raw, latency, text, finish_reason = self._complete_with_retries(msgs, params, attempts)
+            except EndpointError as exc:
+                breaker.failure(str(exc))
+                raise
+            except LLMError:
+                breaker.success()  # the endpoint answered; this request was the problem
+                raise
+            breaker.success()
+            prompt_tokens, completion_tokens, source = self._token_counts(raw, msgs, text)
+            response = LLMResponse(
+                text=text,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                token_source=source,
+                latency_s=latency,
+                cached=False,
+                model=str(raw.get("model") or self.model_name),
+                original_latency_s=latency,
+                finish_reason=finish_reason,
+            )
+            if self._cache is not None:
+                self._cache_put(key, response)
         return response
+
+    @staticmethod
+    def _from_cache(stored: dict[str, Any], t0: float) -> LLMResponse:
+        return LLMResponse(
+            text=stored["text"],
+            prompt_tokens=stored["prompt_tokens"],
+            completion_tokens=stored["completion_tokens"],
+            token_source=stored["token_source"],
+            latency_s=time.perf_counter() - t0,
+            cached=True,
+            model=stored["model"],
+            original_latency_s=stored["latency_s"],
+            finish_reason=stored.get("finish_reason"),
+        )
 
     def chat_json(self, messages: Sequence[dict[str, str]], **kwargs: Any) -> tuple[Any, LLMResponse]:
         """``chat`` in JSON mode, returning the parsed object too (LLMError if the reply holds none)."""
@@ -524,13 +823,15 @@ class LLM:
         """Sequential ``chat`` over a batch with a progress bar.
 
         A failing item becomes an :class:`LLMResponse` with ``error`` set and empty text, so one bad
-        question never loses the work done on the others.
+        question never loses the work done on the others.  Once the circuit breaker is open the
+        remaining items are answered from the cache where they can be and recorded as failed (with
+        the cause) where they cannot, without a request.
         """
         from tqdm.auto import tqdm
 
         items = list(batch)
         out: list[LLMResponse] = []
-        failures = 0
+        failures = skipped = 0
         bar = tqdm(items, desc=desc, disable=not progress, unit="call")
         for messages in bar:
             t0 = time.perf_counter()
@@ -546,17 +847,24 @@ class LLM:
                 )
             except Exception as exc:  # noqa: BLE001 - recorded per item, the batch goes on
                 failures += 1
-                log.warning("LLM call %d/%d failed: %s", len(out) + 1, len(items), exc)
+                if isinstance(exc, LLMUnavailable):
+                    skipped += 1
+                else:
+                    log.warning("LLM call %d/%d failed: %s", len(out) + 1, len(items), exc)
                 out.append(self.error_response(exc, time.perf_counter() - t0))
                 bar.set_postfix(failed=failures)
+        if skipped:
+            log.error(
+                "%d of %d LLM calls were not made because the circuit breaker is open: %s",
+                skipped,
+                len(items),
+                self.breaker.message(),
+            )
         return out
 
     def error_response(self, exc: BaseException, latency_s: float = 0.0) -> LLMResponse:
-        """The record a batch keeps for an item that failed."""
-        try:
-            model = self.model_name
-        except Exception:  # noqa: BLE001 - model discovery may be what failed
-            model = "unknown"
+        """The record a batch keeps for an item that failed (never asks the network for the model)."""
+        model = self._model_label()
         return LLMResponse(
             text="",
             prompt_tokens=0,
@@ -564,51 +872,50 @@ class LLM:
             token_source="",
             latency_s=latency_s,
             cached=False,
-            model=model,
+            model=model if model != "(not resolved yet)" else "unknown",
             error=str(exc) if isinstance(exc, LLMError) else _describe(exc),
         )
 
     # -- internals -----------------------------------------------------------------------------------
-    def _complete_with_retries(self, messages: Messages, params: dict[str, Any]) -> tuple[dict, float]:
-        max_retries = max(0, int(self.settings.llm_max_retries))
+    def _complete_with_retries(
+        self, messages: Messages, params: dict[str, Any], attempts: int
+    ) -> tuple[dict, float, str, str | None]:
+        """(raw completion, seconds, text, finish reason) of the first attempt that returns a chat
+        completion.  Transient failures — including a body that is not a completion — are retried
+        with backoff; running out of attempts, or an endpoint-wide refusal, is an :class:`EndpointError`."""
         last: BaseException | None = None
-        for attempt in range(max_retries + 1):
+        for attempt in range(attempts):
             t0 = time.perf_counter()
             try:
                 raw = self.backend.complete(messages, params)
-                return raw, time.perf_counter() - t0
+                text, finish_reason = self._extract_text(raw)
+                return raw, time.perf_counter() - t0, text, finish_reason
             except LLMError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 last = exc
                 if not is_transient(exc):
-                    raise LLMError(
-                        f"LLM call to {self.endpoint} (model {self._model_for_message()}) failed: "
-                        f"{_describe(exc)}"
+                    kind = EndpointError if _endpoint_wide(exc) else LLMError
+                    raise kind(
+                        f"LLM call to {self.endpoint} (model {self._model_label()}) failed: {_describe(exc)}"
                     ) from exc
-                if attempt < max_retries:
+                if attempt < attempts - 1:
                     delay = min(self.retry_max_delay, self.retry_base_delay * 2**attempt)
                     delay *= 1.0 + 0.25 * random.random()
                     log.info(
                         "transient LLM failure (%s); retry %d/%d in %.2f s",
                         _describe(exc),
                         attempt + 1,
-                        max_retries,
+                        attempts - 1,
                         delay,
                     )
                     time.sleep(delay)
         assert last is not None
-        raise LLMError(
-            f"LLM call to {self.endpoint} (model {self._model_for_message()}) failed after "
-            f"{max_retries + 1} attempts; last error: {_describe(last)} — is the server up and "
-            "TEMPORAG_LLM_TIMEOUT long enough?"
+        raise EndpointError(
+            f"LLM call to {self.endpoint} (model {self._model_label()}) failed after "
+            f"{attempts} attempt{'s' if attempts != 1 else ''}; last error: {_describe(last)} — is the "
+            "server up and TEMPORAG_LLM_TIMEOUT long enough?"
         ) from last
-
-    def _model_for_message(self) -> str:
-        try:
-            return self.model_name
-        except Exception:  # noqa: BLE001
-            return str(self.settings.llm_model)
 
     def _extract_text(self, raw: Any) -> tuple[str, str | None]:
         try:
@@ -619,9 +926,10 @@ class LLM:
                 text = choice.get("text", "")  # plain-completion servers
             return str(text or ""), choice.get("finish_reason")
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise LLMError(
-                f"LLM call to {self.endpoint} (model {self.model_name}) returned no chat completion: "
-                f"{str(raw)[:300]!r}"
+            raise MalformedResponseError(
+                f"{self.endpoint} (model {self._model_label()}) returned no chat completion: "
+                f"{str(raw)[:300]!r}",
+                str(raw),
             ) from exc
 
     def _token_counts(self, raw: dict[str, Any], messages: Messages, text: str) -> tuple[int, int, str]:
@@ -637,12 +945,16 @@ class LLM:
                 log.debug("model tokenizer failed (%s); using cl100k_base", exc)
         return cl100k_count(_messages_text(messages)), cl100k_count(text), TOKENS_FALLBACK
 
-    def _cache_get(self, key: str) -> dict[str, Any] | None:
+    def _cache_call(self, method, *args):
+        """A cache operation whose failure costs a call, never the run."""
         try:
-            return self._cache.get(key)
-        except sqlite3.Error as exc:  # a broken cache must not stop a run; it only costs a call
-            log.warning("LLM cache read failed (%s): %s", self._cache.path, exc)
+            return method(*args)
+        except sqlite3.Error as exc:
+            log.warning("LLM cache %s failed (%s): %s", method.__name__, self._cache.path, exc)
             return None
+
+    def _cache_get(self, key: str) -> dict[str, Any] | None:
+        return self._cache_call(self._cache.get, key) if self._cache is not None else None
 
     def _cache_put(self, key: str, response: LLMResponse) -> None:
         record = {
@@ -655,10 +967,7 @@ class LLM:
             "finish_reason": response.finish_reason,
             "schema": CACHE_SCHEMA,
         }
-        try:
-            self._cache.put(key, self.model_name, self.endpoint, record)
-        except sqlite3.Error as exc:
-            log.warning("LLM cache write failed (%s): %s", self._cache.path, exc)
+        self._cache_call(self._cache.put, key, self.model_name, self.endpoint, record)
 
 
 def _check_messages(messages: Sequence[dict[str, str]]) -> Messages:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from temporag.config import Settings, get_settings
+from temporag.params import validate as validate_params
 from temporag.results import Results
 
 PROFILES: dict[str, dict[str, Any]] = {
@@ -92,6 +93,7 @@ def start(
     notebook's own ``defaults`` (e.g. TECQA's ``parse_sample``), ``seed``, ``llm_model`` (the embedded
     reader's name when offline) and ``output_dir``."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    validate_params(params)  # one-line errors naming the parameter and the allowed values
     profile = params.get("profile", "smoke")
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
@@ -122,12 +124,12 @@ def start(
     out_dir = params.get("output_dir")
     results = Results(
         name,
-        {**resolved, "output_dir": out_dir or f"figures/{name}"},
+        {**resolved, "output_dir": out_dir},  # recorded as the folder the run ends up in
         out_dir=Path(out_dir) if out_dir else None,
         settings=settings,
         data_files=data_files or [],
     )
-    resolved["output_dir"] = str(results.dir)
+    resolved["output_dir"] = str(results.final_dir)
     return Run(name, profile, resolved, settings, results, rng, selected, reader, list(data_files or []))
 
 

@@ -1,25 +1,39 @@
 """Batch reproduction: execute notebooks with papermill, keep going past failures, skip what is current.
 
-A notebook is current when its executed copy and results.json exist and the fingerprint of its
-inputs (notebook source, parameters, library source, data checksums) is unchanged; ``force`` re-runs.
+A run is current only if it finished: each notebook executes into a staging folder beside its output
+folder, which is moved into place (with its run stamp ``_run.json``) only when the notebook ran to the
+end and its LLM calls did not all fail.  A failed or killed run therefore leaves the last complete
+run untouched (a failed run's outputs are kept in ``.<name>.failed/`` beside it for inspection), and
+the next ``reproduce`` re-runs it unless that complete run is current.
+
+A notebook is current when its published folder holds its executed copy, results.json and a run stamp
+whose fingerprint of the inputs (notebook source, parameters, library source, data files, settings) is
+unchanged; ``force`` re-runs.  Output folders: see :mod:`temporag.outputs` (the committed paper run in
+``figures/<paper>/``, every other run under ``runs/``, or ``-p output_dir=...``); one run writes a
+folder at a time.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import logging
+import os
 import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag import __version__
+from temporag import __version__, outputs
 from temporag.cache import content_hash, file_sha256, save_json
 from temporag.config import REPO_ROOT, get_settings
+from temporag.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
+from temporag.params import ParameterError, check, check_names
 
 log = logging.getLogger(__name__)
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-FIGURES_DIR = REPO_ROOT / "figures"
+FIGURES_DIR = outputs.FIGURES_DIR
+RUNS_DIR = outputs.RUNS_DIR
 ORDER = ["00_tour", "tecqa", "star_rag", "timer4", "ia_rag", "sar", "leaderboard"]
 
 
@@ -30,6 +44,9 @@ class RunOutcome:
     seconds: float
     executed: Path | None
     error: str = ""
+    output_dir: Path | None = None
+    note: str = ""  # e.g. "2 of 6 LLM calls failed"
+    kept: Path | None = None  # a failed run's outputs, beside (never in) output_dir
 
 
 def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
@@ -37,11 +54,6 @@ def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
     notebook_dir = notebook_dir or NOTEBOOK_DIR
     names = sorted(p.stem for p in notebook_dir.glob("*.ipynb"))
     return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
-
-
-def output_name(name: str) -> str:
-    """Figures folder of a notebook: '00_tour' → 'tour'."""
-    return name.split("_", 1)[1] if name[:2].isdigit() and "_" in name else name
 
 
 def _library_fingerprint() -> str:
@@ -67,6 +79,47 @@ def fingerprint(notebook: Path, parameters: dict) -> str:
     )
 
 
+def resolve_output_dir(
+    name: str,
+    parameters: dict,
+    declared: dict,
+    figures_dir: Path = FIGURES_DIR,
+    runs_dir: Path = RUNS_DIR,
+) -> Path:
+    """``output_dir`` when given (checked: nothing but the committed run goes under figures/), else the
+    default folder of this profile and question set."""
+    if parameters.get("output_dir"):
+        out_dir = Path(parameters["output_dir"]).expanduser().resolve()
+        outputs.check_output_dir(out_dir, parameters, declared, figures_dir)
+        return out_dir
+    return outputs.default_output_dir(name, parameters, declared, figures_dir, runs_dir)
+
+
+def _is_current(out_dir: Path, executed_name: str, stamp: str) -> bool:
+    stamp_file = out_dir / "_run.json"
+    if not all(p.exists() for p in (out_dir / executed_name, out_dir / "results.json", stamp_file)):
+        return False
+    try:
+        return json.loads(stamp_file.read_text()).get("fingerprint") == stamp
+    except (OSError, ValueError):
+        return False
+
+
+def _llm_verdict(results_json: Path) -> tuple[str, str]:
+    """("failed", why) when a run's LLM calls all failed, ("", note) otherwise (note on partial failures)."""
+    try:
+        calls = json.loads(results_json.read_text()).get("llm_calls") or {}
+    except (OSError, ValueError):
+        return "", ""
+    n, failed = int(calls.get("calls") or 0), int(calls.get("failed") or 0)
+    cause = str(calls.get("last_error") or "").splitlines()[0][:400] if failed else ""
+    if n and failed == n:
+        return "failed", f"all {n} LLM calls failed, so its reader numbers mean nothing — last error: {cause}"
+    if failed:
+        return "", f"{failed} of {n} LLM calls failed (left out of the reader metrics) — last error: {cause}"
+    return "", ""
+
+
 def run_notebook(
     name: str,
     parameters: dict,
@@ -74,44 +127,97 @@ def run_notebook(
     force: bool = False,
     notebook_dir: Path = NOTEBOOK_DIR,
     figures_dir: Path = FIGURES_DIR,
+    runs_dir: Path = RUNS_DIR,
     kernel: str | None = None,
+    wait_s: float = 0.0,
 ) -> RunOutcome:
-    """Execute one notebook; the executed copy lands in figures/<name>/<name>.ipynb."""
+    """Execute one notebook into its output folder (staged, published only when it finished)."""
+    source = notebook_dir / f"{name}.ipynb"
+    if parameters.get("questions_file"):  # the kernel runs in notebooks/: pass the file as the user meant it
+        parameters = {
+            **parameters,
+            "questions_file": str(Path(parameters["questions_file"]).expanduser().resolve()),
+        }
+    try:
+        declared = outputs.declared_parameters(source)
+        check_names(parameters, declared, name)
+        check(**parameters)
+        out_dir = resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+    except ParameterError as exc:
+        log.error("%s: %s", name, exc)
+        return RunOutcome(name, "failed", 0.0, None, str(exc))
+    try:
+        with outputs.hold(out_dir, wait_s):
+            return _run_locked(name, source, parameters, out_dir, force, notebook_dir, kernel)
+    except outputs.OutputLocked as exc:
+        log.error("%s: %s", name, exc)
+        return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
+
+
+def _run_locked(
+    name: str,
+    source: Path,
+    parameters: dict,
+    out_dir: Path,
+    force: bool,
+    notebook_dir: Path,
+    kernel: str | None,
+) -> RunOutcome:
     import papermill as pm
 
-    source = notebook_dir / f"{name}.ipynb"
-    out_dir = figures_dir / output_name(name)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    executed = out_dir / f"{name}.ipynb"
-    stamp_file = out_dir / "_run.json"
+    outputs.recover(out_dir)
+    executed_name = f"{name}.ipynb"
     params = {**parameters, "output_dir": str(out_dir)}
     stamp = fingerprint(source, params)
-    if not force and executed.exists() and (out_dir / "results.json").exists() and stamp_file.exists():
-        if json.loads(stamp_file.read_text()).get("fingerprint") == stamp:
-            return RunOutcome(name, "skipped", 0.0, executed)
+    if not force and _is_current(out_dir, executed_name, stamp):
+        return RunOutcome(name, "skipped", 0.0, out_dir / executed_name, output_dir=out_dir)
+    staging = outputs.staging_dir(out_dir)
+    staging.mkdir(parents=True)
+    env_before = {k: os.environ.get(k) for k in (outputs.ENV_STAGING, outputs.ENV_FINAL)}
+    os.environ[outputs.ENV_STAGING], os.environ[outputs.ENV_FINAL] = str(staging), str(out_dir)
     t0 = time.perf_counter()
+    error = ""
     try:
         pm.execute_notebook(
             str(source),
-            str(executed),
-            parameters=params,
+            str(staging / executed_name),
+            parameters={**params, "output_dir": str(staging)},
             kernel_name=kernel,
             progress_bar=False,
             cwd=str(notebook_dir),
         )
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
-        message = f"{type(exc).__name__}: {exc}".strip()
-        log.error("%s failed: %s", name, message.splitlines()[0] if message else exc)
-        return RunOutcome(
-            name,
-            "failed",
-            time.perf_counter() - t0,
-            executed if executed.exists() else None,
-            message or traceback.format_exc(),
-        )
+        error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
+    finally:
+        for key, value in env_before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     seconds = time.perf_counter() - t0
-    save_json(stamp_file, {"fingerprint": stamp, "parameters": params, "seconds": round(seconds, 1)})
-    return RunOutcome(name, "ok", seconds, executed)
+    verdict, note = ("failed", "") if error else _llm_verdict(staging / "results.json")
+    if verdict == "failed":
+        error = error or note
+        kept = outputs.keep_failed(staging, out_dir)
+        executed = kept / executed_name
+        log.error("%s failed: %s", name, error.splitlines()[0] if error else "")
+        return RunOutcome(
+            name, "failed", seconds, executed if executed.exists() else None, error, out_dir, kept=kept
+        )
+    save_json(
+        staging / "_run.json",
+        {
+            "fingerprint": stamp,
+            "parameters": params,
+            "seconds": round(seconds, 1),
+            "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "note": note,
+        },
+    )
+    outputs.publish(staging, out_dir)
+    if note:
+        log.warning("%s: %s", name, note)
+    return RunOutcome(name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note)
 
 
 def reproduce(
@@ -122,10 +228,13 @@ def reproduce(
     notebook_dir: Path | None = None,
     figures_dir: Path | None = None,
     kernel: str | None = None,
+    runs_dir: Path | None = None,
+    wait_s: float = 0.0,
 ) -> list[RunOutcome]:
     """Run several notebooks in order; a failing one is reported and the batch goes on."""
     notebook_dir = notebook_dir or NOTEBOOK_DIR
     figures_dir = figures_dir or FIGURES_DIR
+    runs_dir = runs_dir or RUNS_DIR
     names = names or available_notebooks(notebook_dir)
     missing = [n for n in names if not (notebook_dir / f"{n}.ipynb").exists()]
     if missing:
@@ -141,9 +250,14 @@ def reproduce(
             force=force,
             notebook_dir=notebook_dir,
             figures_dir=figures_dir,
+            runs_dir=runs_dir,
             kernel=kernel,
+            wait_s=wait_s,
         )
-        print(f"[{outcome.status:>7}] {name:<12} {outcome.seconds:7.1f}s", flush=True)
+        where = f"  → {outcome.output_dir}" if outcome.output_dir else ""
+        print(f"[{outcome.status:>7}] {name:<12} {outcome.seconds:7.1f}s{where}", flush=True)
+        if outcome.note:
+            print(f"          note: {outcome.note}", flush=True)
         outcomes.append(outcome)
     return outcomes
 
@@ -151,7 +265,11 @@ def reproduce(
 def summary(outcomes: list[RunOutcome]) -> str:
     lines = ["notebook      status    seconds  output"]
     for o in outcomes:
-        lines.append(f"{o.name:<13} {o.status:<9} {o.seconds:7.1f}  {o.executed or ''}")
+        lines.append(f"{o.name:<13} {o.status:<9} {o.seconds:7.1f}  {o.output_dir or o.executed or ''}")
         if o.error:
             lines.append("    " + o.error.strip().splitlines()[-1][:300])
+        if o.kept:
+            lines.append(f"    this run's outputs: {o.kept} (the last complete run, if any, is unchanged)")
+        if o.note:
+            lines.append("    note: " + o.note[:300])
     return "\n".join(lines)

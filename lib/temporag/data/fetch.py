@@ -61,7 +61,7 @@ class CheckResult:
         return self.status in ("ok", "unverified") or (self.status == "missing" and not self.required)
 
 
-def _hash_stream(stream: IO[bytes], total: int | None, label: str) -> str:
+def _hash_stream(stream: IO[bytes], total: int | None, label: str, progress: bool = True) -> str:
     h = hashlib.sha256()
     with tqdm(
         total=total,
@@ -69,7 +69,7 @@ def _hash_stream(stream: IO[bytes], total: int | None, label: str) -> str:
         unit_scale=True,
         desc=label,
         leave=False,
-        disable=total is None or total < PROGRESS_MIN_BYTES,
+        disable=not progress or total is None or total < PROGRESS_MIN_BYTES,
     ) as bar:
         for block in iter(lambda: stream.read(_CHUNK), b""):
             h.update(block)
@@ -77,18 +77,28 @@ def _hash_stream(stream: IO[bytes], total: int | None, label: str) -> str:
     return h.hexdigest()
 
 
-def _sha_file(path: Path, label: str) -> str:
+def _sha_file(path: Path, label: str, progress: bool = True) -> str:
     with open(path, "rb") as f:
-        return _hash_stream(f, path.stat().st_size, label)
+        return _hash_stream(f, path.stat().st_size, label, progress)
 
 
-def _sha_gunzip(path: Path, total: int | None, label: str) -> str | None:
+def _sha_gunzip(path: Path, total: int | None, label: str, progress: bool = True) -> str | None:
     """sha256 of the decompressed content, or None when the gzip stream is broken."""
     try:
         with gzip.open(path, "rb") as f:
-            return _hash_stream(f, total, label)
+            return _hash_stream(f, total, label, progress)
     except (OSError, EOFError, zlib.error):
         return None
+
+
+def how_to_get(entry: DataFile) -> str:
+    """The command that obtains a file: a download when it has a public source, else a mirror."""
+    if entry.url is not None:
+        return f"temporag data fetch {entry.dataset}   (downloads {entry.url})"
+    return (
+        f"temporag data fetch {entry.dataset} --from DIR   (no public source: derived by the kit's "
+        "staging; mirror it from a staged folder such as ../shared/data)"
+    )
 
 
 def locate(entry: DataFile, root: Path) -> Path | None:
@@ -100,16 +110,16 @@ def locate(entry: DataFile, root: Path) -> Path | None:
     return None
 
 
-def verify(entry: DataFile, path: Path) -> CheckResult:
+def verify(entry: DataFile, path: Path, progress: bool = True) -> CheckResult:
     """Check one present file against the registry (fast .gz hash first, content hash if needed)."""
     base = dict(dataset=entry.dataset, path=entry.path, required=entry.required, found=path)
     if entry.sha256 is None and entry.raw_sha256 is None:
         return CheckResult(status="unverified", message="no checksum known for this file", **base)
     if path.suffix == ".gz":
-        actual = _sha_file(path, entry.path + ".gz")
+        actual = _sha_file(path, entry.path + ".gz", progress)
         if actual == entry.sha256 and not entry.verify_raw:
             return CheckResult(status="ok", expected=entry.sha256, actual=actual, **base)
-        raw = _sha_gunzip(path, entry.size, entry.path)
+        raw = _sha_gunzip(path, entry.size, entry.path, progress)
         if raw is None:
             return CheckResult(
                 status="mismatch",
@@ -127,7 +137,7 @@ def verify(entry: DataFile, path: Path) -> CheckResult:
             message="uncompressed content has the wrong sha256",
             **base,
         )
-    actual = _sha_file(path, entry.path)
+    actual = _sha_file(path, entry.path, progress)
     if actual == entry.raw_sha256:
         return CheckResult(status="ok", expected=entry.raw_sha256, actual=actual, **base)
     return CheckResult(

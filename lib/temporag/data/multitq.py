@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from temporag.data.errors import DataFormatError
 from temporag.data.paths import data_file, open_text
 from temporag.data.tkg import TemporalKG, day_number
 
+log = logging.getLogger(__name__)
 DATASET = "multitq"
 KG_FILE = "multitq/kg/full.txt"
 QUESTION_FILES = {
@@ -142,7 +144,16 @@ def load_kg(data_dir: str | Path | None = None) -> TemporalKG:
     if key not in _KG_CACHE:
         entities = _load_id_map("multitq/kg/entity2id.json", data_dir)
         relations = _load_id_map("multitq/kg/relation2id.json", data_dir)
-        _KG_CACHE[key] = parse_kg_file(path, entities, relations)
+        kg = parse_kg_file(path, entities, relations)
+        if not kg.splits:
+            log.warning(
+                "%s holds %s facts, MultiTQ's full.txt %s: the official train/valid/test splits are not "
+                "defined for it (is it cut short? `temporag data check multitq`)",
+                path,
+                f"{len(kg):,}",
+                f"{SPLITS['test'][1]:,}",
+            )
+        _KG_CACHE[key] = kg
     return _KG_CACHE[key]
 
 

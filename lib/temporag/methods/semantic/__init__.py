@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 
 from temporag.embed import Encoder, kg_triple_vectors
 from temporag.methods.base import Method, Retrieval, question_texts
+from temporag.params import check as check_params
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 TIME_BONUS = 0.1  # in cosine units: enough to reorder facts of one triple, not to beat a better triple
@@ -91,6 +92,7 @@ class SemanticRetriever(Method):
     ) -> Retrieval:
         """Ranked top-k fact ids per question and per-question latency (question embedding excluded;
         pass ``q_vecs`` to reuse vectors another step already computed)."""
+        check_params(k=k)
         texts = question_texts(questions)
         if q_vecs is None:
             q_vecs = self.embed_questions(texts)

@@ -1,0 +1,266 @@
+"""Where a run's outputs go, and the rules that keep a results folder honest.
+
+* ``figures/<paper>/`` holds the committed paper-profile run on the notebook's own (shared) question set,
+  and nothing else: a smoke run, or a run on another question file or split, goes to
+  ``runs/<profile>[-<question set>]/<paper>/`` (ignored by git), and may not be pointed into
+  ``figures/`` either.  ``output_dir`` (``-p output_dir=...``) chooses any other folder.
+* A folder is written by one run at a time: :func:`hold` takes an exclusive ``flock`` on a lock file
+  beside it (the kernel releases it when its holder dies, so a killed run never blocks the next one).
+* The runner writes into a staging folder beside the target and moves it into place only when the run
+  finished (:func:`publish`), so a folder holds the last complete run or nothing new.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as _dt
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from temporag.cache import content_hash, file_sha256
+from temporag.config import REPO_ROOT
+from temporag.params import ParameterError
+
+FIGURES_DIR = REPO_ROOT / "figures"
+RUNS_DIR = REPO_ROOT / "runs"
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+ENV_STAGING = "TEMPORAG_OUTPUT_STAGING"  # set by the runner: the folder a notebook really writes to
+ENV_FINAL = "TEMPORAG_OUTPUT_FINAL"  # ... and the folder it will be published as
+
+
+class OutputLocked(RuntimeError):
+    """Another run is writing the same output folder."""
+
+
+def output_name(name: str) -> str:
+    """Folder name of a notebook's outputs: '00_tour' → 'tour'."""
+    return name.split("_", 1)[1] if name[:2].isdigit() and "_" in name else name
+
+
+def notebook_path(name: str, notebook_dir: Path | None = None) -> Path | None:
+    """The notebook whose outputs are called ``name`` ('tour' → notebooks/00_tour.ipynb), if any."""
+    folder = notebook_dir or NOTEBOOK_DIR
+    for path in sorted(folder.glob("*.ipynb")):
+        if path.stem == name or output_name(path.stem) == name:
+            return path
+    return None
+
+
+def declared_parameters(notebook: Path) -> dict[str, Any]:
+    """Names and default values of a notebook's ``parameters`` cell (a value that is not a literal is
+    reported as its source text)."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        return {}
+    out: dict[str, Any] = {}
+    for node in ast.parse(cells[0].source).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and node.value is not None:
+                    try:
+                        out[target.id] = ast.literal_eval(node.value)
+                    except ValueError:
+                        out[target.id] = ast.unparse(node.value)
+    return out
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "x"
+
+
+def question_set_tag(params: dict[str, Any], defaults: dict[str, Any] | None = None) -> str | None:
+    """None when a run uses the notebook's own question set; else a folder-safe name for the set used
+    (a question file: its name and the first 8 hex of its sha256; another split: ``split-<name>``)."""
+    questions_file = params.get("questions_file")
+    if questions_file:
+        path = Path(questions_file).expanduser()
+        digest = file_sha256(path)[:8] if path.is_file() else content_hash(str(path))[:8]
+        return f"{_slug(path.name.split('.')[0])}-{digest}"
+    split = params.get("split")
+    if split is not None and split != (defaults or {}).get("split", split):
+        return f"split-{_slug(str(split))}"
+    return None
+
+
+def is_committed_run(params: dict[str, Any], defaults: dict[str, Any] | None = None) -> bool:
+    """The paper profile on the notebook's own question set: the only run that belongs in figures/."""
+    return params.get("profile", "smoke") == "paper" and question_set_tag(params, defaults) is None
+
+
+def default_output_dir(
+    name: str,
+    params: dict[str, Any],
+    defaults: dict[str, Any] | None = None,
+    figures_dir: Path = FIGURES_DIR,
+    runs_dir: Path = RUNS_DIR,
+) -> Path:
+    """figures/<paper>/ for the committed run, runs/<profile>[-<question set>]/<paper>/ otherwise."""
+    folder = output_name(name)
+    if is_committed_run(params, defaults):
+        return figures_dir / folder
+    tag = question_set_tag(params, defaults)
+    profile = _slug(str(params.get("profile", "smoke")))
+    return runs_dir / (profile if tag is None else f"{profile}-{tag}") / folder
+
+
+def check_output_dir(
+    out_dir: Path,
+    params: dict[str, Any],
+    defaults: dict[str, Any] | None = None,
+    figures_dir: Path = FIGURES_DIR,
+) -> None:
+    """Refuse to let anything but the committed run write under figures/ (one line, with the fix)."""
+    try:
+        inside = Path(out_dir).resolve().is_relative_to(Path(figures_dir).resolve())
+    except OSError:
+        inside = False
+    if inside and not is_committed_run(params, defaults):
+        what = (
+            f"a {params.get('profile', 'smoke')} run"
+            if question_set_tag(params, defaults) is None
+            else "a run on another question set"
+        )
+        raise ParameterError(
+            f"output_dir {out_dir} is inside {figures_dir}, which holds only the committed paper-profile "
+            f"runs; {what} cannot write there — choose another output_dir, or leave it unset "
+            "(runs/<profile>/... by default)"
+        )
+
+
+# -- one writer per folder ---------------------------------------------------------------------------
+
+_HELD: dict[str, int] = {}  # folder -> fd of the lock this process holds on it
+
+
+def lock_path(out_dir: Path) -> Path:
+    out_dir = Path(out_dir)
+    return out_dir.parent / f".{out_dir.name}.lock"
+
+
+def _holder(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text())
+        return f"pid {info['pid']} since {info['since']}: {info['command']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process"
+
+
+def acquire(out_dir: Path, wait_s: float = 0.0) -> None:
+    """Take the folder's lock for this process (re-entrant); raise :class:`OutputLocked` naming the
+    holder if it is still held after ``wait_s`` seconds."""
+    import fcntl
+
+    out_dir = Path(out_dir)
+    key = str(out_dir.resolve())
+    if key in _HELD:
+        return
+    path = lock_path(out_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    deadline = time.monotonic() + max(0.0, wait_s)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                holder = _holder(path)
+                os.close(fd)
+                raise OutputLocked(
+                    f"{out_dir} is being written by another run ({holder}); wait for it to finish "
+                    "(`temporag reproduce --wait SECONDS` waits), or choose another output_dir "
+                    "(a Jupyter kernel that ran this notebook holds its folder until it is shut down)"
+                ) from None
+            time.sleep(0.2)
+    info = {
+        "pid": os.getpid(),
+        "since": _dt.datetime.now().isoformat(timespec="seconds"),
+        "command": " ".join(sys.argv)[:300] or sys.executable,
+    }
+    os.ftruncate(fd, 0)
+    os.write(fd, json.dumps(info).encode())
+    _HELD[key] = fd
+
+
+def release(out_dir: Path) -> None:
+    fd = _HELD.pop(str(Path(out_dir).resolve()), None)
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the flock
+
+
+@contextmanager
+def hold(out_dir: Path, wait_s: float = 0.0) -> Iterator[None]:
+    """The folder's lock for the duration of a ``with`` block."""
+    already = str(Path(out_dir).resolve()) in _HELD
+    acquire(out_dir, wait_s)
+    try:
+        yield
+    finally:
+        if not already:
+            release(out_dir)
+
+
+# -- staging and publishing -------------------------------------------------------------------------
+
+
+def staging_dir(out_dir: Path) -> Path:
+    return out_dir.parent / f".{out_dir.name}.staging-{os.getpid()}"
+
+
+def failed_dir(out_dir: Path) -> Path:
+    return out_dir.parent / f".{out_dir.name}.failed"
+
+
+def recover(out_dir: Path) -> None:
+    """Tidy what a killed run left beside ``out_dir`` (call it holding the lock): stale staging folders
+    are removed, and a publish cut between its two renames is completed backwards (the old run is put
+    back), so the folder again holds the last complete run."""
+    out_dir = Path(out_dir)
+    if not out_dir.parent.exists():
+        return
+    for stale in out_dir.parent.glob(f".{out_dir.name}.staging-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    olds = sorted(out_dir.parent.glob(f".{out_dir.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if olds and not out_dir.exists():
+        os.replace(olds.pop(), out_dir)
+    for old in olds:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def publish(staging: Path, out_dir: Path) -> None:
+    """Move a finished run's staging folder into place, replacing the previous run."""
+    out_dir = Path(out_dir)
+    old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+    if out_dir.exists():
+        os.replace(out_dir, old)
+    os.replace(staging, out_dir)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def keep_failed(staging: Path, out_dir: Path) -> Path:
+    """Keep a failed run's outputs for inspection beside (never in) ``out_dir``."""
+    target = failed_dir(out_dir)
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staging, target)
+    return target
+
+
+def final_dir_for(out_dir: Path) -> Path:
+    """The folder a run's outputs will be published as: the runner's target when ``out_dir`` is its
+    staging folder, else ``out_dir`` itself."""
+    staging, final = os.environ.get(ENV_STAGING), os.environ.get(ENV_FINAL)
+    if staging and final and Path(out_dir).resolve() == Path(staging).resolve():
+        return Path(final)
+    return Path(out_dir)
