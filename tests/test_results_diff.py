@@ -29,6 +29,11 @@ RUN = {
             ],
         },
         "latency": {"caption": "", "records": [{"retriever": "TECQA", "p50_ms": 2.4}]},
+        "tokens_time": {
+            "caption": "",
+            "records": [{"method": "STAR-RAG", "tokens": 517, "retrieval s/question": 0.05}],
+        },
+        "statistics": {"caption": "", "records": [{"statistic": "seconds_load", "value": 0.17}]},
     },
     "predictions": {"tecqa": [{"quid": 1, "retrieval_s": 0.01}]},
 }
@@ -52,12 +57,15 @@ def test_identical_runs_and_timings_do_not_differ():
     timing_only["metrics"]["semantic_reader/usage"]["value"].update(cached=6, wall_s=0.2)
     timing_only["tables"]["latency"]["records"][0]["p50_ms"] = 7.0
     timing_only["tables"]["headline"]["records"][1]["kit"] = 3.1  # a row that names a timing
+    timing_only["tables"]["tokens_time"]["records"][0]["retrieval s/question"] = 0.07  # a timing column
+    timing_only["tables"]["statistics"]["records"][0]["value"] = 0.03
     timing_only["tables"]["headline"]["caption"] = "Headline (smoke, re-run)"
     timing_only["metrics"]["subgraph/size_median"] = 131.0 + 1e-13  # float noise
     assert diff(RUN, timing_only) == []
     # compared: recall value, paper, n, CI (one list); the median; the NaN value and its n; calls and
-    # tokens; the headline row's three cells — nothing of the latency metric or table
-    assert compared_paths(RUN) == 12
+    # tokens; the headline row's three cells; the method and tokens of the tokens-time row — nothing of
+    # the latency metric or table, the seconds column or the load-time row
+    assert compared_paths(RUN) == 14
 
 
 def test_every_kind_of_difference_is_listed():
@@ -92,7 +100,7 @@ def test_cli_exit_codes_and_listing(tmp_path, capsys):
     same.write_text(json.dumps(_changed(created="later")))
     moved.write_text(json.dumps(_changed(**{"metrics.subgraph/size_median": 140.0})))
     assert main(["results", "diff", str(old), str(same)]) == 0
-    assert "no differences in 12 compared values" in capsys.readouterr().out
+    assert "no differences in 14 compared values" in capsys.readouterr().out
     assert main(["results", "diff", str(old), str(moved)]) == 1
     out = capsys.readouterr().out
     assert "~ metrics/subgraph/size_median: 131.0 → 140.0" in out and "1 difference(s)" in out

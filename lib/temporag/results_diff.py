@@ -2,8 +2,8 @@
 
 A refactor must not move a number; this is the check (``temporag results diff OLD NEW``).  Both files
 are flattened to ``metrics/<key>/...`` and ``tables/<key>/records/<row>/<column>`` leaves; a leaf whose
-path names a timing (latency, seconds, ``*_s``, ``*_ms``, created) or the LLM cache's hit count
-(``cached``: a re-run is served from the cache) is skipped, floats compare with a tiny relative
+path names a timing (latency, seconds, ``*_s``, ``*_ms``, ``* s/question``, created) or the LLM cache's
+hit count (``cached``: a re-run is served from the cache) is skipped, floats compare with a tiny relative
 tolerance, everything else exactly (NaN equals NaN).  A table row whose label names a timing ("retrieval
 p50 (ms)", "seconds per question") is skipped as a whole.  Table captions, parameters,
 settings and predictions are not compared: they describe a run, they are not its results.
@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 #: path components that hold timings or cache hits: they differ between any two runs of the same code
-TIMING = re.compile(r"(latency|seconds|timing|elapsed|created|_s$|_ms$|^ms$|^s$|^cached$)", re.IGNORECASE)
+TIMING = re.compile(
+    r"(latency|seconds|timing|elapsed|created|wall|(^|[ _(])m?s$|^cached$)", re.IGNORECASE
+)  # ... "p50_ms", "retrieval_s", "Tim. (s/question)" and "retrieval s/question" (a path splits at "/")
 #: a table row whose text names one of these holds a timing (e.g. the headline's "retrieval p50 (ms)")
-TIMING_ROW = re.compile(r"\((ms|s|seconds)\)|\b(latency|seconds|wall time)\b", re.IGNORECASE)
+TIMING_ROW = re.compile(r"\((ms|s|seconds)\)|latency|seconds|wall time", re.IGNORECASE)
 SECTIONS = ("metrics", "tables")
 
 
