@@ -353,6 +353,7 @@ def test_resolve_parameters_records_what_ran(monkeypatch):
         {"profile": "smoke", "heatmap_reader_sample": None, "reader_style": None}
     )
     assert (smoke["heatmap_reader_sample"], smoke["reader_style"]) == (0, "plain")
+    assert smoke["decomposition_reader_sample"] == 0
     served = star_rag.resolve_parameters(
         {
             "profile": "paper",
@@ -362,6 +363,7 @@ def test_resolve_parameters_records_what_ran(monkeypatch):
         }
     )
     assert (served["heatmap_reader_sample"], served["reader_style"]) == (30, "appendix-e")
+    assert served["decomposition_reader_sample"] == 100
     kept = star_rag.resolve_parameters(
         {"profile": "paper", "heatmap_reader_sample": 5, "reader_style": "plain"}
     )
