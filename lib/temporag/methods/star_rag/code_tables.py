@@ -286,7 +286,8 @@ def _reader_sample(questions, reader_questions, n: int, seed: int):
 def decomposition_figure(table: pd.DataFrame, note: str = ""):
     """Answer recall of what the reader is shown, all / Single / Multiple, one group per retriever
     (its prompt tokens under its name)."""
-    labels = [f"{r}\n{t:,.0f} tokens" for r, t in zip(table["retrieval"], table["prompt tokens (cl100k)"])]
+    names = [r.replace("released code, ", "code: ") for r in table["retrieval"]]
+    labels = [f"{r}\n{t:,.0f} tokens" for r, t in zip(names, table["prompt tokens (cl100k)"])]
     series = {
         "all questions": table["answer recall"].tolist(),
         "Single": table["recall Single"].tolist(),
