@@ -9,11 +9,11 @@ import re
 import numpy as np
 import pytest
 from fakes import fake_llm
-from test_star_rag import stub_semantic
+from test_star_rag import kg_slice, stub_semantic
 from test_star_rag_graph import make_kg
 
 from temporag import evaluate
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import day_number
 from temporag.methods import star_rag
 from temporag.methods.base import Method, Retrieval
 from temporag.methods.star_rag import report
@@ -50,15 +50,7 @@ def slice_setup(kg, questions):
     """Every fact about the entities of six real before/after questions (at most 4,000), its rule graph
     from consecutive events, random triple vectors, and the released-code retriever on it."""
     picked = [q for q in questions if q.qtype in ("before_after", "after_first", "before_last")][:6]
-    named = [
-        e
-        for e, label in enumerate(kg.entity_labels)
-        if len(label) > 4 and any(label in q.question for q in picked)
-    ]
-    rows = np.flatnonzero(np.isin(kg.s, named) | np.isin(kg.o, named))[:4000]
-    sub = TemporalKG(
-        kg.s[rows], kg.r[rows], kg.o[rows], kg.t_start[rows], kg.t_end[rows], kg.entities, kg.relations
-    )
+    sub = kg_slice(kg, picked, 4000)
     params = star_rag.GraphParams(min_support=0.2, k_type=2, temporal_pairs="consecutive")
     graph = star_rag.build_rule_graph(sub, params)
     semantic = stub_semantic(sub)
