@@ -294,6 +294,7 @@ def test_paper_vs_code_rows_cite_file_and_line():
     for evidence in table["evidence (file:line)"]:
         assert re.search(r"[\w/]+\.py:\d+", evidence), evidence
     text = table.to_string()
+    assert "|" not in text  # tables.md is markdown: a pipe would split a cell
     assert "0.8" not in table.loc[table.step == "PPR restart probability", "kit"].item()
     assert "θ = 0.4" not in text and "restart 0.8" not in text
     restart = table.set_index("step").loc["PPR restart probability"]

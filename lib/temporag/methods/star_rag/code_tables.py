@@ -39,10 +39,10 @@ PAPER_VS_CODE = (
     ),
     (
         "coverage/rank mixture of γ",
-        "s = (1 − θ)c̃ + θp̃, θ = 0.6, β = 0.7, τ = 1/|U_seed| (App. C)",
+        "s = (1 − θ)c̃ + θp̃, θ = 0.6, β = 0.7, τ = 1 / number of seeds (App. C)",
         "the same; θ is named `_ppr_alpha` = 0.6 and weighs the rank signal",
         f"{_H}:206-209, 523-539",
-        "θ = 0.6, β = 0.7, τ = 1/|U_seed|",
+        "θ = 0.6, β = 0.7, τ = 1 / number of seeds",
     ),
     (
         "entity labels",
@@ -54,7 +54,7 @@ PAPER_VS_CODE = (
     (
         "rule nodes",
         "every ⟨c_s, r, c_o⟩ that has an event (Eq. 1)",
-        "typed rules ⟨c_s, r, c_o, in|out⟩ with c_s ≠ c_o, kept only when a KGist-style MDL (rule code + "
+        "typed rules ⟨c_s, r, c_o, in/out⟩ with c_s ≠ c_o, kept only when a KGist-style MDL (rule code + "
         "binomial exception codes) prefers them; only kept rules carry events",
         "graph.py:215-258 (223); searcher.py:604-677; evaluator.py:130-169, 184-203; "
         "temporal_model.py:25, 175-186",
@@ -80,7 +80,7 @@ PAPER_VS_CODE = (
         "'normalizing edge weights' (the weight is not given)",
         "the number of follow-on events the edge explains, both directions summed",
         f"temporal_model.py:279-284; {_H}:567-572, 621-646",
-        'released-code rows: |T_uv| (edge_weight="spans"); Alg. 1: 1/mean span',
+        'released-code rows: the event pairs in T_uv (edge_weight="spans"); Alg. 1: 1/mean span',
     ),
     (
         "nodes without an edge",
@@ -107,7 +107,8 @@ PAPER_VS_CODE = (
     (
         "anchors",
         "top-K1 events by cosine (Alg. 1 line 8)",
-        "top-200 distinct triples, each its 5 earliest events; only the top triple's relation; a hard "
+        "top-200 distinct triples, each its 5 earliest events (looked up through the kept rules, so a "
+        "triple whose rules were all dropped has none); only the top triple's relation; a hard "
         "before/after filter around a date named in the question (else the first event's); sorted by "
         "(violates, days away, −score)",
         f"{_H}:3173-3342, 2904-2965; {_MISC}:213-276",
@@ -137,7 +138,7 @@ PAPER_VS_CODE = (
         "10 lines, one per (subject, relation), each listing objects and dates; objects and dates are "
         "de-duplicated separately and zipped, so a shared date drops an object and shifts the dates",
         f"{_H}:1179-1183, 1548-1594; src/hipporag/utils/config_utils.py:180-183",
-        'grouping; pairing="released" (as released)',
+        'grouping; pairing="released" (as released); every row is read with the kit\'s STAR-RAG prompt',
     ),
     (
         "questions run",
