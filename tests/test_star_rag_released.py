@@ -152,7 +152,8 @@ def test_pool_walk_and_shown_events(slice_setup):
             released, anchors, scores
         )
         walked = released.walk(pool)
-        assert walked[0] == pool[0] and len(walked) == 10 and len(set(walked)) == 10
+        assert walked[0] == pool[0] and len(set(walked)) == len(walked) <= 10
+        assert len(walked) == 10 or len(pool) < 10  # a full walk unless the pool runs out
         for f in walked[:1]:
             assert released.nearest_neighbours(f).tolist() == neighbours_by_hand(released, f)
         plain = released.variant(neighbours=0).walk(pool)
