@@ -17,12 +17,8 @@ from temporag.data.tkg import day_number
 from temporag.methods import star_rag
 from temporag.methods.base import Method, Retrieval
 from temporag.methods.star_rag import report
-from temporag.methods.star_rag.released import (
-    ReleasedCodeRAG,
-    final_operation,
-    question_day,
-    rerank_direction,
-)
+from temporag.methods.star_rag.released import ReleasedCodeRAG
+from temporag.methods.star_rag.time_words import final_operation, question_day, rerank_direction
 
 # -- the question's date and words ------------------------------------------------------------------
 

@@ -41,7 +41,6 @@ no year.  The reader is STAR-RAG's (:class:`reader.StarReader`), so rows differ 
 from __future__ import annotations
 
 import copy
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
@@ -49,63 +48,17 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 from tqdm.auto import tqdm
 
-from temporag.data.tkg import day_iso, day_number
+from temporag.data.tkg import day_iso
 from temporag.methods.base import Method, QuestionRecord, Retrieval
 from temporag.methods.semantic import SemanticRetriever
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.reader import StarReader, style_flags
 from temporag.methods.star_rag.retrieval import ALPHA, BETA, THETA, TOL, seed_personalisation
+from temporag.methods.star_rag.time_words import final_operation, on_side, question_day, rerank_direction
 from temporag.ppr import Transition, personalized_pagerank_many, transition_matrix
 
 POOLS = ("rules", "anchors+rules")
 PAIRINGS = ("intended", "released")
-RELEASED_SOURCE = "MarshmallowLight/RAGverse@94e4905:dynamic_RAG/src/hipporag/HippoRAG.py"
-
-# -- the question's date and time words (the code's two word lists, in our regexes) --------------------
-
-_ISO_DATE = re.compile(r"\b(\d{4})([-/.])(\d{1,2})\2(\d{1,2})\b")
-_YEAR = re.compile(r"\b((?:19|20)\d{2})\b")
-_RERANK_WORDS = (  # misc_utils.py:251-266, checked in this order
-    ("before", r"\bbefore\b|earlier than|prior to|\buntil\b|no later than|on or before"),
-    ("after", r"\bafter\b|\bsince\b|later than|following|on or after|\bfrom\b"),
-)
-_FINAL_WORDS = (  # HippoRAG.py:1488-1499: (operation, inclusive), checked in this order
-    ("before", True, r"\b(?:on or before|no later than|not after|by|until|through|before)\b"),
-    ("before", False, r"\b(?:prior to|earlier than)\b"),
-    ("after", True, r"\b(?:on or after|no earlier than|since|from|starting|after)\b"),
-    ("after", False, r"\blater than\b"),
-)
-
-
-def question_day(question: str) -> int | None:
-    """The date a question names, as a day number: a full ISO date, else 1 January of the first year it
-    names (so "in March 2010" anchors at 2010-01-01, as in the released code), else None."""
-    match = _ISO_DATE.search(question)
-    if match:
-        try:
-            return day_number(f"{match[1]}-{int(match[3]):02d}-{int(match[4]):02d}")
-        except ValueError:
-            pass
-    match = _YEAR.search(question)
-    return day_number(f"{match[1]}-01-01") if match else None
-
-
-def rerank_direction(question: str) -> str | None:
-    """ "before" / "after" / None from the first word list (the anchor filter's)."""
-    text = question.lower()
-    return next((side for side, words in _RERANK_WORDS if re.search(words, text)), None)
-
-
-def final_operation(question: str) -> tuple[str | None, bool]:
-    """(side, inclusive) from the second word list (the last filter's); (None, True) when none."""
-    text = question.lower()
-    return next(((side, inc) for side, inc, words in _FINAL_WORDS if re.search(words, text)), (None, True))
-
-
-def _on_side(days: np.ndarray, day: int, side: str, inclusive: bool = True) -> np.ndarray:
-    if side == "before":
-        return days <= day if inclusive else days < day
-    return days >= day if inclusive else days > day
 
 
 def _first_per_key(ids: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -221,7 +174,7 @@ class ReleasedCodeRAG(StarReader, Method):
             day = int(kg.t_start[events[0]])
         side = rerank_direction(question)
         days = kg.t_start[events].astype(np.int64)
-        ok = _on_side(days, day, side) if (day is not None and side) else np.ones(len(events), dtype=bool)
+        ok = on_side(days, day, side) if (day is not None and side) else np.ones(len(events), dtype=bool)
         if self.time_filter and ok.any():
             events, days, ok = events[ok], days[ok], ok[ok]
         score = triple_scores[kg.triple_of_fact[events]]
@@ -298,7 +251,7 @@ class ReleasedCodeRAG(StarReader, Method):
         merged = _first_per_key(merged, kg.triple_of_fact[merged])
         side, inclusive = final_operation(question)
         if self.time_filter and side and len(anchors):
-            merged = merged[_on_side(kg.t_start[merged], int(kg.t_start[anchors[0]]), side, inclusive)]
+            merged = merged[on_side(kg.t_start[merged], int(kg.t_start[anchors[0]]), side, inclusive)]
         if not self.grouping:
             return merged[: self.k]
         group = kg.s[merged].astype(np.int64) * kg.n_relations + kg.r[merged]
