@@ -295,7 +295,12 @@ def decomposition_figure(table: pd.DataFrame, note: str = ""):
         "Multiple": table["recall Multiple"].tolist(),
     }
     return plots.grouped_bars(
-        labels, series, title="Answer recall of what the reader is shown", ylabel="answer recall", note=note
+        labels,
+        series,
+        title="Answer recall of what the reader is shown",
+        ylabel="answer recall",
+        note=note,
+        ylim=(0, 1.15),  # room for the legend above the bars
     )
 
 
