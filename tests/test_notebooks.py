@@ -94,8 +94,15 @@ def _check_star_rag(data: dict) -> None:
         assert _metric(data, f"fig3/{name}/tokens_per_question") > 100
     assert data["metrics"]["table2/MultiTQ/STAR-RAG/hits@1"]["paper"] == 0.305
     assert len(data["predictions"]["reader"]) == 3 * n_read
-    variants = [k for k in data["metrics"] if k.startswith("code_variants/")]
-    assert len(variants) == 3, variants
+    # §11: the decomposition's semantic and Alg. 1 rows are section 7's retrievals; no reader in smoke
+    rows = {k.split("/")[1] for k in data["metrics"] if k.startswith("decomposition/")}
+    assert len(rows) == 9 and data["parameters"]["decomposition_reader_sample"] == 0
+    assert _metric(data, "decomposition/semantic top-10/answer_recall") == recall["STAR-RAG-no-rule"]
+    assert _metric(data, "decomposition/Alg. 1 as printed/answer_recall") == recall["STAR-RAG"]
+    assert _metric(data, "decomposition/released code/prompt_tokens_cl100k") > 100
+    assert not any(k.endswith("/hits@1") for k in data["metrics"] if k.startswith("decomposition/"))
+    assert len(data["predictions"]["released_code"]) == data["parameters"]["sample_size"]
+    assert {"paper_vs_released_code", "paper_released_kit"} <= set(data["tables"])
     assert {"paper_vs_released_code", "mdl_null_window", "table2_multitq", "table4_ablations"} <= set(
         data["tables"]
     )

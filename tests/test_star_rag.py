@@ -281,20 +281,25 @@ def test_reader_answers_are_cleaned_and_failures_kept(kg, questions, caplog):
     assert star_rag.prompt_tokens(plain) == 148  # cl100k_base, pinned
 
 
-@pytest.fixture(scope="module")
-def real_slice(kg, questions):
-    """Every fact about the entities two real questions name (at most 1,500): a real corner of MultiTQ,
-    small enough to build its rule graph in the fast suite."""
-    picked = [next(q for q in questions if q.answer_type == kind) for kind in ("entity", "time")]
+def kg_slice(kg, picked, limit: int) -> TemporalKG:
+    """Every fact about the entities the picked questions name (at most ``limit``): a real corner of
+    MultiTQ, small enough to build its rule graph in the fast suite."""
     named = [
         e
         for e, label in enumerate(kg.entity_labels)
         if len(label) > 4 and any(label in q.question for q in picked)
     ]
-    rows = np.flatnonzero(np.isin(kg.s, named) | np.isin(kg.o, named))[:1500]
-    sub = TemporalKG(
+    rows = np.flatnonzero(np.isin(kg.s, named) | np.isin(kg.o, named))[:limit]
+    return TemporalKG(
         kg.s[rows], kg.r[rows], kg.o[rows], kg.t_start[rows], kg.t_end[rows], kg.entities, kg.relations
     )
+
+
+@pytest.fixture(scope="module")
+def real_slice(kg, questions):
+    """Every fact about the entities two real questions name (at most 1,500)."""
+    picked = [next(q for q in questions if q.answer_type == kind) for kind in ("entity", "time")]
+    sub = kg_slice(kg, picked, 1500)
     graph = star_rag.build_rule_graph(sub, star_rag.GraphParams(min_support=0.2, k_type=2))
     return star_rag.StarRAG(sub, graph, stub_semantic(sub), k1=5, k2=4), picked
 
@@ -353,6 +358,7 @@ def test_resolve_parameters_records_what_ran(monkeypatch):
         {"profile": "smoke", "heatmap_reader_sample": None, "reader_style": None}
     )
     assert (smoke["heatmap_reader_sample"], smoke["reader_style"]) == (0, "plain")
+    assert smoke["decomposition_reader_sample"] == 0
     served = star_rag.resolve_parameters(
         {
             "profile": "paper",
@@ -362,6 +368,7 @@ def test_resolve_parameters_records_what_ran(monkeypatch):
         }
     )
     assert (served["heatmap_reader_sample"], served["reader_style"]) == (30, "appendix-e")
+    assert served["decomposition_reader_sample"] == 100
     kept = star_rag.resolve_parameters(
         {"profile": "paper", "heatmap_reader_sample": 5, "reader_style": "plain"}
     )

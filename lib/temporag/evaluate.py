@@ -91,18 +91,30 @@ def gold_entity_ids(kg, answers: Iterable[str]) -> np.ndarray:
 def answer_fact_mask(kg, fact_ids: np.ndarray, answers: Sequence[str], answer_type: str) -> np.ndarray:
     """Which of the given facts carry a gold answer (as subject/object, or as their date)."""
     fact_ids = np.asarray(fact_ids, dtype=np.int64)
-    if len(fact_ids) == 0:
+    return answer_tuple_mask(
+        kg, kg.s[fact_ids], kg.o[fact_ids], kg.t_start[fact_ids], kg.t_end[fact_ids], answers, answer_type
+    )
+
+
+def answer_tuple_mask(
+    kg, subjects, objects, starts, ends, answers: Sequence[str], answer_type: str
+) -> np.ndarray:
+    """Which (subject, object, first day, last day) tuples carry a gold answer: ``answer_fact_mask`` for
+    what a reader is shown when that is not one fact per line (e.g. objects and dates grouped per
+    subject, paired as a method pairs them)."""
+    subjects, objects = np.asarray(subjects, dtype=np.int64), np.asarray(objects, dtype=np.int64)
+    if len(subjects) == 0:
         return np.zeros(0, dtype=bool)
     if answer_type == "time":
-        mask = np.zeros(len(fact_ids), dtype=bool)
-        starts, ends = kg.t_start[fact_ids], kg.t_end[fact_ids]
+        starts, ends = np.asarray(starts), np.asarray(ends)
+        mask = np.zeros(len(subjects), dtype=bool)
         for a in answers:
             value = try_parse_time(a)
             if value is not None:
                 mask |= (starts <= value.last_day) & (ends >= value.first_day)
         return mask
     ents = gold_entity_ids(kg, answers)
-    return np.isin(kg.s[fact_ids], ents) | np.isin(kg.o[fact_ids], ents)
+    return np.isin(subjects, ents) | np.isin(objects, ents)
 
 
 def answer_recalled(kg, fact_ids, answers: Sequence[str], answer_type: str) -> bool:

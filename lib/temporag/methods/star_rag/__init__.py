@@ -39,8 +39,12 @@ Appendix E: reader prompt and answers       :mod:`reader` through :func:`tempora
 Choices the paper leaves open (each an argument, shown in the notebook): how Apriori's subsets are
 sorted (``order="specific"``: longest first, then by support), ``min_support`` (5%) and ``K_type`` (2),
 what spans no edge explains cost (``null_window_days``: a uniform code over the KG's period), the edge
-weights of the PPR (``edge_weight="rate"``: 1 / mean span), and the reader's wording.  The released
-code's readings (consecutive-event spans, restart 0.8, θ = 0.4) are switches too.
+weights of the PPR (``edge_weight="rate"``: 1 / mean span), and the reader's wording.
+
+The released code said to be the authors' retrieves differently around the PPR: :mod:`released`
+(:class:`ReleasedCodeRAG`, one switch per step) re-implements it from our reading, and
+:mod:`code_tables` holds the paper-vs-code table (file:line evidence) and the table that takes it apart.
+Its consecutive-event spans are ``GraphParams(temporal_pairs="consecutive")``.
 
 Tables and figures live in :mod:`temporag.methods.star_rag.report`.
 """
@@ -87,6 +91,7 @@ from temporag.methods.star_rag.nodes_spans import (
 )
 from temporag.methods.star_rag.reader import (
     READER_STYLES,
+    StarReader,
     build_star_prompt,
     clean_answers,
     clean_candidate,
@@ -96,6 +101,7 @@ from temporag.methods.star_rag.reader import (
     reader_budget,
     style_flags,
 )
+from temporag.methods.star_rag.released import ReleasedCodeRAG
 from temporag.methods.star_rag.retrieval import (
     ALPHA,
     BETA,
@@ -127,6 +133,7 @@ __all__ = [
     "QueryScores",
     "RuleGraph",
     "RuleGraphSearch",
+    "ReleasedCodeRAG",
     "RuleNodes",
     "StarRAG",
     "StarTrace",
@@ -162,7 +169,7 @@ __all__ = [
 
 
 @dataclass
-class StarRAG(RuleGraphSearch, Method):
+class StarRAG(RuleGraphSearch, StarReader, Method):
     """STAR-RAG behind the kit's retrieval interface: ``retrieve`` → :class:`Retrieval` (top-K1 events,
     latency, JSON-ready traces), ``pipeline`` → :class:`QuestionRecord` rows through the one reader.
 
@@ -242,36 +249,6 @@ class StarRAG(RuleGraphSearch, Method):
         """Events as the reader sees them: 'subject relation object on date'."""
         return self.kg.verbalise_many(np.asarray(ids, dtype=np.int64))
 
-    def prompt(self, question, ids: Sequence[int], top_k: int = 10) -> list[dict[str, str]]:
-        """The reader messages for one question record and its events (Fig. 3 counts their tokens)."""
-        one_shot, thought = style_flags(self.reader_style)
-        return build_star_prompt(
-            question.question, self.evidence_lines(ids), question.answer_type, top_k, one_shot, thought
-        )
-
-    def read(
-        self,
-        llm,
-        questions: Sequence,
-        retrieval: Retrieval,
-        *,
-        top_k: int = 10,
-        progress: bool = True,
-        desc: str | None = None,
-    ):
-        """Ranked answer candidates from each question's events, through ``readers.read_many`` with
-        STAR-RAG's prompt, its clean-up of copied dates and no stop sequence — byte-identical requests
-        to the kit's earlier STAR-RAG reader, so cached replies stay valid (:func:`reader.read_events`)."""
-        return read_events(
-            llm,
-            questions,
-            [self.evidence_lines(ids) for ids in retrieval.ids],
-            reader_style=self.reader_style,
-            top_k=top_k,
-            progress=progress,
-            desc=desc or f"reader: {self.name}",
-        )
-
     def pipeline(
         self, questions: Sequence, llm=None, *, k: int | None = None, top_k: int = 10, progress: bool = True
     ) -> list[QuestionRecord]:
@@ -308,13 +285,18 @@ def build(
 
 def resolve_parameters(params: dict) -> dict:
     """The notebook's parameters with STAR-RAG's derived defaults filled in, so ``results.json`` records
-    what ran: ``heatmap_reader_sample`` (paper profile 30 questions per Fig. 5 cell, else 0) and
-    ``reader_style`` (Appendix E's prompt with a served model, the plain one for the embedded reader)."""
+    what ran: ``heatmap_reader_sample`` (paper profile 30 questions per Fig. 5 cell, else 0),
+    ``decomposition_reader_sample`` (paper profile 100 reader questions per row of the released-code
+    decomposition, else 0) and ``reader_style`` (Appendix E's prompt with a served model, the plain one
+    for the embedded reader)."""
     from temporag.config import get_settings
 
     resolved = dict(params)
+    paper = resolved.get("profile") == "paper"
     if resolved.get("heatmap_reader_sample") is None:
-        resolved["heatmap_reader_sample"] = 30 if resolved.get("profile") == "paper" else 0
+        resolved["heatmap_reader_sample"] = 30 if paper else 0
+    if resolved.get("decomposition_reader_sample") is None:
+        resolved["decomposition_reader_sample"] = 100 if paper else 0
     if resolved.get("reader_style") is None:
         settings = get_settings(llm_model=params.get("llm_model"), llm_base_url=params.get("llm_base_url"))
         resolved["reader_style"] = default_reader_style(settings.llm_base_url)

@@ -1,5 +1,5 @@
-"""STAR-RAG's reader tables beside the paper's (Tables 2–4, Figs. 3 and 5, the released code's
-choices, the summary); :mod:`report` re-exports them.
+"""STAR-RAG's reader tables beside the paper's (Tables 2–4, Figs. 3 and 5, the summary); :mod:`report`
+re-exports them (the released code's tables are in :mod:`code_tables`).
 
 Every number that has a counterpart in the paper goes through ``Results.compare``: one call records the
 ``results.json`` metric (kit value, paper value or None, n, reader, scoring rule) and returns the row
@@ -303,50 +303,7 @@ def hits_grid(
 
 
 # ---------------------------------------------------------------------------------------------------
-# the paper vs the released code, the summary, the per-question records
-
-#: the released code's readings (per our reading of it) as STAR-RAG settings or graph parameters
-CODE_READINGS = {
-    "temporal edges: consecutive events of an entity pair": {"temporal_pairs": "consecutive"},
-    "restart 0.8 (α named the other way round)": {"alpha": 0.8},
-    "θ = 0.4 (coverage/rank mixture swapped)": {"theta": 0.4},
-}
-NOT_REPRODUCIBLE = "precomputed entity types instead of Apriori"
-
-
-def code_variants(results, star, params, questions: Sequence, q_vecs: np.ndarray, paper: Retrieval, k: int):
-    """The paper's choices vs the released code's, LLM-free: answer recall@k of each reading, how
-    often it returns the paper's top-k, how many anchors it swaps; records ``code_variants/...``."""
-    from dataclasses import replace
-
-    from temporag.methods.star_rag import load_or_build
-
-    paper_recall = evaluate.answer_recall_at_k(star.kg, paper.ids, questions, [k])[k]
-    rows = [_variant_row("paper (this notebook)", star.graph, paper, paper_recall, paper, paper_recall, k)]
-    for label, changes in CODE_READINGS.items():
-        if "temporal_pairs" in changes:
-            variant = star.variant(graph=load_or_build(star.kg, replace(params, **changes)))
-        else:
-            variant = star.variant(**changes)
-        retrieval = variant.retrieve(questions, q_vecs=q_vecs)
-        recall = evaluate.answer_recall_at_k(star.kg, retrieval.ids, questions, [k])[k]
-        rows.append(_variant_row(label, variant.graph, retrieval, recall, paper, paper_recall, k))
-        results.metric(f"code_variants/{label}/answer_recall@{k}", float(recall.mean()))
-    rows.append({"variant": NOT_REPRODUCIBLE, **{c: None for c in rows[0] if c != "variant"}})
-    return pd.DataFrame(rows)
-
-
-def _variant_row(label, graph, retrieval: Retrieval, recall, paper: Retrieval, paper_recall, k: int) -> dict:
-    same = [np.array_equal(a, b) for a, b in zip(retrieval.ids, paper.ids)]
-    return {
-        "variant": label,
-        "candidate edges": len(graph.candidates),
-        "selected edges": graph.mdl.n_selected,
-        f"answer recall@{k}": float(recall.mean()),
-        "Δ vs paper (points)": 100 * float(recall.mean() - paper_recall.mean()),
-        "same top-K1 as paper": float(np.mean(same)),
-        "swapped anchors / question": float(np.mean([t["swapped_anchors"] for t in retrieval.traces])),
-    }
+# the summary and the per-question records
 
 
 def summary_table(graph, recall: Mapping, hits: Mapping, usage: Mapping, reader: str, n: int, k: int):

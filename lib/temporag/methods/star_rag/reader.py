@@ -141,3 +141,30 @@ def read_events(
         prompt_builder=partial(build_star_prompt, n_candidates=top_k, one_shot=one_shot, thought=thought),
         postprocess=clean_answers,
     )
+
+
+class StarReader:
+    """STAR-RAG's reader for any retriever that has ``evidence_lines``, ``reader_style`` and ``name``:
+    the same prompt, budget and clean-up whatever the evidence, so two retrievers compare on what they
+    show the reader and nothing else."""
+
+    reader_style: str = "plain"
+
+    def prompt(self, question, ids: Sequence[int], top_k: int = 10) -> list[dict[str, str]]:
+        """The reader messages for one question record and its evidence (their tokens are counted)."""
+        one_shot, thought = style_flags(self.reader_style)
+        return build_star_prompt(
+            question.question, self.evidence_lines(ids), question.answer_type, top_k, one_shot, thought
+        )
+
+    def read(self, llm, questions: Sequence, retrieval, *, top_k: int = 10, progress: bool = True, desc=None):
+        """Ranked answer candidates from each question's evidence lines (:func:`read_events`)."""
+        return read_events(
+            llm,
+            questions,
+            [self.evidence_lines(ids) for ids in retrieval.ids],
+            reader_style=self.reader_style,
+            top_k=top_k,
+            progress=progress,
+            desc=desc or f"reader: {self.name}",
+        )

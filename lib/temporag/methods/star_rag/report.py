@@ -15,6 +15,21 @@ import pandas as pd
 
 from temporag import evaluate, plots
 from temporag.methods.base import Retrieval
+from temporag.methods.star_rag.code_tables import (  # noqa: F401 - paper, released code, kit
+    ALG1,
+    PAPER_VS_CODE,
+    RELEASED,
+    RELEASED_ROWS,
+    SEMANTIC,
+    SOURCE,
+    decomposition,
+    decomposition_figure,
+    decomposition_methods,
+    decomposition_retrievals,
+    decomposition_summary,
+    paper_vs_code,
+    shown_recall,
+)
 from temporag.methods.star_rag.figures import (  # noqa: F401 - the notebook's figures come from here
     KIND_NAMES,
     anatomy_figure,
@@ -34,7 +49,6 @@ from temporag.methods.star_rag.labels import (
 from temporag.methods.star_rag.mdl import mdl_select
 from temporag.methods.star_rag.nodes_spans import RuleNodes, rule_nodes
 from temporag.methods.star_rag.paper_tables import (  # noqa: F401 - the notebook's tables come from here
-    code_variants,
     fig3,
     hits_grid,
     paper_ref,
