@@ -282,7 +282,7 @@ def test_decomposition_rows_recall_tokens_and_reader(slice_setup):
     llm_free = report.decomposition(_Results(), methods, retrievals, picked)
     assert "Hit@1" not in llm_free and len(llm_free) == len(methods)
     figure = report.decomposition_figure(table)
-    assert len(figure.axes[0].patches) == 3 * len(methods)
+    assert sum(len(bars) for bars in figure.axes[0].containers) == 3 * len(methods)
 
 
 def test_paper_vs_code_rows_cite_file_and_line():
