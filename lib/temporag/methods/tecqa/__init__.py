@@ -54,6 +54,7 @@ from temporag.methods.tecqa.chain import (
     subgraph_parts,
     temporal_distance,
 )
+from temporag.methods.tecqa.guided import guided_chain, question_focus
 from temporag.methods.tecqa.parser import (
     PARSERS,
     Constraints,
@@ -69,9 +70,13 @@ log = logging.getLogger(__name__)
 DEFAULT_K = 40  # temporal neighbours per anchor (§5.1, MultiTQ and CronQuestions)
 DEFAULT_N = 2  # implicit anchors (§5.1, MultiTQ; 5 for CronQuestions)
 READER_TOP_K = 5  # answers the reader ranks
+CHAINS = ("paper", "guided")  # §4.3 as printed | the kit's LLM-free question-guided chain (.guided)
+GUIDED_MAX_FACTS = 20  # the guided chain's budget: the paper's ~20 facts in context
 
 __all__ = [
+    "CHAINS",
     "DEFAULT_K",
+    "GUIDED_MAX_FACTS",
     "DEFAULT_N",
     "PARSERS",
     "READER_RULES",
@@ -84,6 +89,8 @@ __all__ = [
     "explicit_anchors",
     "fact_days",
     "fact_similarity",
+    "guided_chain",
+    "question_focus",
     "implicit_anchors",
     "knn_temporal",
     "make_offline_parser",
@@ -194,17 +201,31 @@ class TECQA(Method):
         prune: str = "temporal",
         order: str = "proximity",
         rng: np.random.Generator | None = None,
+        chain: str = "paper",
+        max_facts: int = GUIDED_MAX_FACTS,
     ) -> EvidenceChain:
         """One question's evidence chain.
 
         ``pool`` replaces the structure-guided subgraph (w/o SG: global semantic top-K); ``prune``
         is "temporal" (KNTN, Eqs. 7–8) or "semantic" (top-K by similarity: w/o KNTN); ``order`` is
-        "proximity" (Eq. 9) or "random" (w/o PS, shuffled with ``rng``).
+        "proximity" (Eq. 9) or "random" (w/o PS, shuffled with ``rng``).  ``chain="guided"`` replaces
+        §4.3 by the kit's LLM-free question-guided chain (:mod:`.guided`; ``k`` is unused, ``n`` is the
+        implicit-anchor fallback, at most ``max_facts`` facts); ``"paper"`` (default) is §4.3 as printed.
         """
+        if chain not in CHAINS:
+            raise ValueError(f"chain must be one of {CHAINS}, got {chain!r}")
         kg = self.kg
         facts = subgraph(kg, constraints) if pool is None else np.asarray(pool, dtype=np.int32)
         sims = fact_similarity(kg, self.triple_vectors, q_vec, facts)
         explicit = explicit_anchors(constraints.question)
+        if chain == "guided":
+            ordered, delta, anchors, _source = guided_chain(
+                kg, constraints, facts, fact_days(kg, facts), sims, explicit, n, max_facts
+            )
+            implicit = [a for a in anchors if a not in explicit]
+            return EvidenceChain(
+                constraints.question, constraints, facts, explicit, implicit, ordered[:1], ordered, delta, "guided"
+            )
         implicit, anchor_facts = implicit_anchors(kg, facts, sims, n)
         anchors = list(dict.fromkeys([*explicit, *implicit]))
         if prune == "temporal":
@@ -245,6 +266,8 @@ class TECQA(Method):
         seed: int = 0,
         progress: bool = True,
         desc: str = "TECQA chains",
+        chain: str = "paper",
+        max_facts: int = GUIDED_MAX_FACTS,
     ) -> tuple[list[EvidenceChain], np.ndarray]:
         """Chains for many questions (``k``/``n`` default to the model's) and per-question retrieval latency
         in seconds (parsing and question embedding excluded, like the semantic baseline's)."""
@@ -259,7 +282,9 @@ class TECQA(Method):
         ):
             t0 = time.perf_counter()
             pool = None if pools is None else pools[i]
-            chains.append(self.chain(c, v, k, n, pool=pool, prune=prune, order=order, rng=rng))
+            chains.append(
+                self.chain(c, v, k, n, pool=pool, prune=prune, order=order, rng=rng, chain=chain, max_facts=max_facts)
+            )
             latency[i] = time.perf_counter() - t0
         return chains, latency
 
