@@ -224,7 +224,15 @@ class TECQA(Method):
             )
             implicit = [a for a in anchors if a not in explicit]
             return EvidenceChain(
-                constraints.question, constraints, facts, explicit, implicit, ordered[:1], ordered, delta, "guided"
+                constraints.question,
+                constraints,
+                facts,
+                explicit,
+                implicit,
+                ordered[:1],
+                ordered,
+                delta,
+                "guided",
             )
         implicit, anchor_facts = implicit_anchors(kg, facts, sims, n)
         anchors = list(dict.fromkeys([*explicit, *implicit]))
@@ -283,7 +291,9 @@ class TECQA(Method):
             t0 = time.perf_counter()
             pool = None if pools is None else pools[i]
             chains.append(
-                self.chain(c, v, k, n, pool=pool, prune=prune, order=order, rng=rng, chain=chain, max_facts=max_facts)
+                self.chain(
+                    c, v, k, n, pool=pool, prune=prune, order=order, rng=rng, chain=chain, max_facts=max_facts
+                )
             )
             latency[i] = time.perf_counter() - t0
         return chains, latency

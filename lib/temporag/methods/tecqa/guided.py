@@ -105,8 +105,14 @@ def _widen(day: int, granularity: str) -> TimeValue:
 
 
 def reference_points(
-    kg, constraints: Constraints, facts: np.ndarray, days: np.ndarray, sims: np.ndarray,
-    explicit: Sequence[TimeValue], focus: Focus, n: int,
+    kg,
+    constraints: Constraints,
+    facts: np.ndarray,
+    days: np.ndarray,
+    sims: np.ndarray,
+    explicit: Sequence[TimeValue],
+    focus: Focus,
+    n: int,
 ) -> tuple[list[TimeValue], str]:
     """The periods the question is anchored on, and where they came from (for traces and tables)."""
     if explicit:
@@ -167,9 +173,7 @@ def answer_keys(kg, facts: np.ndarray, days: np.ndarray, main: int | None, focus
     return np.where(kg.s[facts] == main, kg.o[facts], kg.s[facts]).astype(np.int64)
 
 
-def scan_order(
-    days: np.ndarray, sims: np.ndarray, anchors: Sequence[TimeValue], focus: Focus
-) -> np.ndarray:
+def scan_order(days: np.ndarray, sims: np.ndarray, anchors: Sequence[TimeValue], focus: Focus) -> np.ndarray:
     """Positions of the facts in the order a reader scans them for the answer (see the module doc)."""
     n = len(days)
     if not n:
@@ -202,8 +206,16 @@ def scan_order(
 
 
 def guided_chain(
-    kg, constraints: Constraints, facts: np.ndarray, days: np.ndarray, sims: np.ndarray,
-    explicit: Sequence[TimeValue], n: int, max_facts: int, *, dedupe: bool = True,
+    kg,
+    constraints: Constraints,
+    facts: np.ndarray,
+    days: np.ndarray,
+    sims: np.ndarray,
+    explicit: Sequence[TimeValue],
+    n: int,
+    max_facts: int,
+    *,
+    dedupe: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, list[TimeValue], str]:
     """(chain fact ids, their δ to the reference, the reference periods, its source)."""
     focus = question_focus(constraints.question)
@@ -221,7 +233,10 @@ def guided_chain(
     if anchors:
         delta = np.min(
             np.stack(
-                [np.maximum(np.maximum(a.first_day - days[order], days[order] - a.last_day), 0) for a in anchors]
+                [
+                    np.maximum(np.maximum(a.first_day - days[order], days[order] - a.last_day), 0)
+                    for a in anchors
+                ]
             ),
             axis=0,
         )
