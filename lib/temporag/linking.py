@@ -176,9 +176,9 @@ class EntityLinker:
         lookup = self.kg.label_to_entity
         out: dict[tuple[str, ...], tuple[int | None, list[int]]] = {}
         for place, ids in roles.items():
-            if place not in lookup:  # "(ethnic)", "(Department of Defense)": a qualifier, not a place
-                continue
-            entry = (lookup[place], ids)
+            if not place[:1].isupper() or len(ids) < MIN_PLACE_ROLES:
+                continue  # "(ethnic)", one-off qualifiers: not a place of the naming scheme
+            entry = (lookup.get(place), ids)
             for form in [place, *place_adjectives(place)]:
                 key = name_key(form)
                 if key and (key not in out or len(out[key][1]) < len(ids)):
@@ -372,10 +372,20 @@ class EntityLinker:
             scores[todo] = sims[np.arange(len(todo)), best]
         return ids, scores
 
+    @cached_property
+    def scheme_places(self) -> frozenset[str]:
+        """Places of the role-naming scheme (capitalised, with at least MIN_PLACE_ROLES roles)."""
+        count: dict[str, int] = {}
+        for label in self.kg.entity_labels:
+            m = _ROLE_PLACE.match(label)
+            if m:
+                count[m.group("place")] = count.get(m.group("place"), 0) + 1
+        return frozenset(p for p, c in count.items() if p[:1].isupper() and c >= MIN_PLACE_ROLES)
+
     def place_of(self, entity: int) -> str | None:
-        """The place of a ``Role (Place)`` entity whose place is itself a KG entity, else None."""
+        """The place of a ``Role (Place)`` entity of the naming scheme, else None."""
         m = _ROLE_PLACE.match(self.kg.entity_labels[entity])
-        if m and m.group("place") in self.kg.label_to_entity:
+        if m and m.group("place") in self.scheme_places:
             return m.group("place")
         return None
 
@@ -461,6 +471,9 @@ class EntityLinker:
         return out
 
 
+#: A parenthesis is a place of the role-naming scheme when at least this many roles use it.
+MIN_PLACE_ROLES = 3
+
 _MONTH_WORDS = frozenset(
     """january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec""".split()
@@ -497,7 +510,7 @@ def place_adjectives(place: str) -> list[str]:
         stems |= {low[:-1] + "an", low[:-1] + "ian", low[:-1] + "ese", low[:-1] + "ish"}
     if low.endswith("en"):
         stems.add(low[:-2] + "ish")
-    return [f"{head} {s}".strip() for s in sorted(stems)]
+    return [f"{head} {last[:1]}{s[1:]}".strip() for s in sorted(stems)]
 
 
 def _strip_article(text: str) -> str:

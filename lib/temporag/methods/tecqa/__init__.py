@@ -56,6 +56,7 @@ from temporag.methods.tecqa.chain import (
 )
 from temporag.methods.tecqa.guided import guided_chain, question_focus
 from temporag.methods.tecqa.parser import (
+    IMPROVED_PARSER,
     PARSERS,
     Constraints,
     LLMParser,
@@ -77,6 +78,7 @@ __all__ = [
     "CHAINS",
     "DEFAULT_K",
     "GUIDED_MAX_FACTS",
+    "IMPROVED_PARSER",
     "DEFAULT_N",
     "PARSERS",
     "READER_RULES",
