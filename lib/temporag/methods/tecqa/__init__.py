@@ -27,6 +27,10 @@ Choices the paper leaves open: the offline parser (the paper only has the LLM on
 grounding restricted to relations the KG attests for the main entity (``relation_prior="kg"``); ties
 in the K-nearest selection (earlier fact, then lower id) and in serialisation (more similar first).
 Tables and figures: :mod:`temporag.methods.tecqa.report`.
+
+Beyond the paper, without an LLM (every switch off by default, so the paper-faithful variant is unchanged):
+the offline parser's :data:`IMPROVED_PARSER` switches (date words, role scheme, relation union) and the
+question-guided chain ``chain="guided"`` (:mod:`.guided`); :mod:`.beyond` compares the variants.
 """
 
 from __future__ import annotations

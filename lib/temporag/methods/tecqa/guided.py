@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from temporag.linking import tokenize
+from temporag.methods.tecqa.chain import proximity
 from temporag.methods.tecqa.parser import Constraints
 from temporag.timeutil import TimeValue
 
@@ -230,16 +231,5 @@ def guided_chain(
         order = order[np.sort(first_pos)]
     order = order[:max_facts] if max_facts > 0 else order
     chosen = facts[order].astype(np.int32)
-    if anchors:
-        delta = np.min(
-            np.stack(
-                [
-                    np.maximum(np.maximum(a.first_day - days[order], days[order] - a.last_day), 0)
-                    for a in anchors
-                ]
-            ),
-            axis=0,
-        )
-    else:
-        delta = np.zeros(len(order), dtype=np.int64)
+    delta = proximity(kg, chosen, anchors)  # δ of Eq. 9, to the reference periods
     return chosen, delta.astype(np.int64), anchors, source
