@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 from slices import iraq_visits, kg_slice
 
-from temporag.linking import EntityLinker, date_word_mask, place_adjectives, tokenize, top_relations
+from temporag.linking import (
+    EntityLinker,
+    date_word_mask,
+    place_adjectives,
+    relation_paraphrases,
+    tokenize,
+    top_relations,
+)
 from temporag.methods import tecqa
 from temporag.methods.tecqa import Constraints, question_focus
 from temporag.methods.tecqa.beyond import with_relation_union
@@ -78,6 +85,17 @@ def test_top_relations_keeps_close_candidates_only():
     assert top_relations(row) == [0]
     assert top_relations(row, 3, 0.1) == [0, 1]
     assert top_relations(row, 4, np.inf) == [0, 1, 2]  # a ruled-out relation never joins
+
+
+def test_relation_paraphrases_are_made_from_the_name():
+    assert relation_paraphrases("Make optimistic comment") == [
+        "Make optimistic comment",
+        "made optimistic comment",
+        "optimistic comment",
+    ]
+    assert relation_paraphrases("Host a visit")[1] == "hosted a visit"
+    assert relation_paraphrases("Deny responsibility")[1] == "denied responsibility"
+    assert relation_paraphrases("Investigate") == ["Investigate"]
 
 
 def test_relation_union_widens_the_subgraph_and_keeps_the_best_first(kg, tmp_cache):

@@ -612,14 +612,59 @@ def cue_families(text: str) -> list[tuple[tuple[str, ...], str]]:
     return fired
 
 
-class RelationGrounder:
-    """TECQA's Ground(r, R_KG): a relation phrase → the relation label with the highest cosine."""
+_IRREGULAR_PAST = {
+    "make": "made",
+    "give": "gave",
+    "seek": "sought",
+    "bring": "brought",
+    "hold": "held",
+    "take": "took",
+    "meet": "met",
+    "send": "sent",
+    "threaten": "threatened",
+}
 
-    def __init__(self, kg, encoder, relation_vectors: np.ndarray, use_cues: bool = True) -> None:
+
+def relation_paraphrases(label: str) -> list[str]:
+    """Forms a question uses for a relation name, made from the name itself: the name, its leading verb
+    in the past tense ("Make optimistic comment" → "made optimistic comment") and the name without its
+    leading verb ("optimistic comment"), so a past-tense or nominal phrasing meets its own relation."""
+    words = label.split()
+    if len(words) < 2 or not words[0].isalpha():
+        return [label]
+    verb = words[0].lower()
+    if verb in _IRREGULAR_PAST:
+        past = _IRREGULAR_PAST[verb]
+    elif verb.endswith("e"):
+        past = verb + "d"
+    elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        past = verb[:-1] + "ied"
+    else:
+        past = verb + "ed"
+    rest = " ".join(words[1:])
+    return [label, f"{past} {rest}", rest]
+
+
+class RelationGrounder:
+    """TECQA's Ground(r, R_KG): a relation phrase → the relation label with the highest cosine.
+
+    ``paraphrase_vectors`` (optional, rows: one per :func:`relation_paraphrases` form, ``paraphrase_of``
+    their relation) score each relation by its best form instead of its name alone."""
+
+    def __init__(
+        self,
+        kg,
+        encoder,
+        relation_vectors: np.ndarray,
+        use_cues: bool = True,
+        paraphrase_vectors: np.ndarray | None = None,
+        paraphrase_of: np.ndarray | None = None,
+    ) -> None:
         self.kg = kg
         self.encoder = encoder
         self.relation_vectors = relation_vectors
         self.use_cues = use_cues
+        self.paraphrase_vectors, self.paraphrase_of = paraphrase_vectors, paraphrase_of
 
     def score_rows(
         self,
@@ -637,6 +682,10 @@ class RelationGrounder:
         labels = [label.casefold() for label in self.kg.relation_labels]
         vecs = self.encoder.encode([t or "event" for t in texts], progress=False)
         sims = np.asarray(vecs @ self.relation_vectors.T, dtype=np.float32)
+        if self.paraphrase_vectors is not None:
+            forms = vecs @ self.paraphrase_vectors.T
+            for r in range(sims.shape[1]):
+                sims[:, r] = np.maximum(sims[:, r], forms[:, self.paraphrase_of == r].max(axis=1))
         for i, text in enumerate(texts):
             row = sims[i]
             ok = np.ones(len(row), dtype=bool)

@@ -61,6 +61,8 @@ class OfflineParser:
     the best one (R_q becomes a small set when grounding is uncertain, so the subgraph unites them);
     ``relation_whole_phrase`` adds the relation the whole phrase's cosine picks without the cue-word
     families (a cue word such as "wish" in "wish to visit" can point at the wrong family);
+    ``relation_paraphrases`` scores each relation by the best of the forms made from its name (past tense,
+    without the leading verb: :func:`~temporag.linking.relation_paraphrases`);
     ``linker_options`` are passed to :class:`~temporag.linking.EntityLinker` (date words, role scheme).
     """
 
@@ -75,6 +77,7 @@ class OfflineParser:
         relation_top_m: int = 1,
         relation_margin: float = 0.0,
         relation_whole_phrase: bool = False,
+        relation_paraphrases: bool = False,
         linker_options: dict | None = None,
     ) -> None:
         if relation_prior not in ("kg", "none"):
@@ -86,6 +89,12 @@ class OfflineParser:
         self.kg = kg
         self.linker = EntityLinker(kg, encoder, entity_vectors, **(linker_options or {}))
         self.grounder = RelationGrounder(kg, encoder, relation_vectors)
+        if relation_paraphrases:
+            from temporag.linking import relation_paraphrases as forms_of
+
+            forms = [(r, f) for r, label in enumerate(kg.relation_labels) for f in forms_of(label)]
+            self.grounder.paraphrase_of = np.array([r for r, _ in forms])
+            self.grounder.paraphrase_vectors = encoder.encode([f for _, f in forms], progress=False)
         self.relation_prior = relation_prior
         self.relation_top_m, self.relation_margin = relation_top_m, relation_margin
         self.relation_whole_phrase = relation_whole_phrase
