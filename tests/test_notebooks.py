@@ -58,6 +58,11 @@ def _check_tecqa(data: dict) -> None:
     overall = data["metrics"]["table1/strict/Overall"]
     assert (overall["n"], overall["paper"], overall["rule"]) == (6, 0.811, "strict")
     assert data["parameters"]["parse_sample"] == 2  # resolved by start() from the smoke profile
+    # §13, beyond the paper without an LLM: the improved variant keeps ≥ the answers in ≤ 20 facts
+    assert _metric(data, "beyond/improved/chain_facts") <= 20
+    assert _metric(data, "beyond/improved/chain_recall") >= _metric(data, "beyond/faithful@20/chain_recall")
+    whole_chain = _metric(data, "beyond/faithful/chain_recall")
+    assert whole_chain == pytest.approx(_metric(data, "chain/answer_recall"))
     assert {"fig2_recall_at_20", "fig4_sensitivity", "fig5_integrity", "subgraph_sizes"} <= set(
         data["figures"]
     )

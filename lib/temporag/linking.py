@@ -141,12 +141,49 @@ class EntityLinker:
 
     ``entity_vectors`` are the normalised label vectors (``embed.kg_name_vectors``); ``encoder`` embeds
     the leftover spans.  Both are optional for exact-only use (tests, quick looks).
+
+    Two general rules, off by default (the first linker's behaviour is kept for the paper-faithful runs):
+    ``date_words`` recognises date words before linking — a month name or abbreviation next to a number or
+    after a preposition ("in Sept.", "on 3 Dec"), and bare numbers — so they never start a name;
+    ``role_scheme`` grounds a leftover span that names a place (or its adjective: "Croatian" → Croatia)
+    among the KG's ``Role (Place)`` entities of that place, so "the leader of Turkmenistan" can only land
+    on a Turkmen role, never on a similar role of another country.
     """
 
-    def __init__(self, kg, encoder=None, entity_vectors: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        kg,
+        encoder=None,
+        entity_vectors: np.ndarray | None = None,
+        *,
+        date_words: bool = False,
+        role_scheme: bool = False,
+    ) -> None:
         self.kg = kg
         self.encoder = encoder
         self.entity_vectors = entity_vectors
+        self.date_words = date_words
+        self.role_scheme = role_scheme
+
+    @cached_property
+    def places(self) -> dict[tuple[str, ...], tuple[int | None, list[int]]]:
+        """Place key (its name, or an adjective derived from it) → (the place entity, its role entities)."""
+        roles: dict[str, list[int]] = {}
+        for eid, label in enumerate(self.kg.entity_labels):
+            m = _ROLE_PLACE.match(label)
+            if m:
+                roles.setdefault(m.group("place"), []).append(eid)
+        lookup = self.kg.label_to_entity
+        out: dict[tuple[str, ...], tuple[int | None, list[int]]] = {}
+        for place, ids in roles.items():
+            if not place[:1].isupper() or len(ids) < MIN_PLACE_ROLES:
+                continue  # "(ethnic)", one-off qualifiers: not a place of the naming scheme
+            entry = (lookup.get(place), ids)
+            for form in [place, *place_adjectives(place)]:
+                key = name_key(form)
+                if key and (key not in out or len(out[key][1]) < len(ids)):
+                    out[key] = entry
+        return out
 
     # -- the name tables -------------------------------------------------------------------------
     @cached_property
@@ -226,6 +263,8 @@ class EntityLinker:
         n = len(tokens)
         time_spans = [(m.start, m.end) for m in extract_time_mentions(question)]
         blocked = [any(s < t.end and t.start < e for s, e in time_spans) for t in tokens]
+        if self.date_words:
+            blocked = [b or d for b, d in zip(blocked, date_word_mask(tokens))]
         # a comma or question mark between two tokens ends any span
         breaks = [
             i > 0 and any(ch in _BREAK_CHARS for ch in question[tokens[i - 1].end : tokens[i].start])
@@ -333,6 +372,52 @@ class EntityLinker:
             scores[todo] = sims[np.arange(len(todo)), best]
         return ids, scores
 
+    @cached_property
+    def scheme_places(self) -> frozenset[str]:
+        """Places of the role-naming scheme (capitalised, with at least MIN_PLACE_ROLES roles)."""
+        count: dict[str, int] = {}
+        for label in self.kg.entity_labels:
+            m = _ROLE_PLACE.match(label)
+            if m:
+                count[m.group("place")] = count.get(m.group("place"), 0) + 1
+        return frozenset(p for p, c in count.items() if p[:1].isupper() and c >= MIN_PLACE_ROLES)
+
+    def place_of(self, entity: int) -> str | None:
+        """The place of a ``Role (Place)`` entity of the naming scheme, else None."""
+        m = _ROLE_PLACE.match(self.kg.entity_labels[entity])
+        if m and m.group("place") in self.scheme_places:
+            return m.group("place")
+        return None
+
+    def ground_role_scheme(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Spans naming a place (or its adjective) plus other words, grounded among that place's
+        ``Role (Place)`` entities and the place itself by cosine; −1 where no place is named."""
+        ids = np.full(len(texts), -1, dtype=np.int64)
+        scores = np.zeros(len(texts), dtype=np.float32)
+        todo = []
+        for i, text in enumerate(texts):
+            norms = [t.norm for t in tokenize(text) if t.norm != "the"]
+            hit = None
+            for size in range(min(len(norms), 4), 0, -1):
+                for a in range(len(norms) - size + 1):
+                    entry = self.places.get(tuple(norms[a : a + size]))
+                    rest = [w for w in norms[:a] + norms[a + size :] if w not in FUNCTION_WORDS]
+                    if entry is not None and rest:
+                        hit = entry
+                        break
+                if hit:
+                    break
+            if hit:
+                place, roles = hit
+                todo.append((i, ([place] if place is not None else []) + roles))
+        if todo and self.encoder is not None and self.entity_vectors is not None:
+            vecs = self.encoder.encode([_strip_article(texts[i]) for i, _ in todo], progress=False)
+            for (i, cands), v in zip(todo, vecs):
+                sims = self.entity_vectors[cands] @ v
+                best = int(sims.argmax())
+                ids[i], scores[i] = cands[best], float(sims[best])
+        return ids, scores
+
     def link(self, question: str) -> list[Mention]:
         """Entity mentions of one question, in order, each grounded; see :meth:`link_many`."""
         return self.link_many([question])[0]
@@ -354,6 +439,12 @@ class EntityLinker:
             per_q.append((q, tokens, items))
         if pending:
             ids, scores = self.ground(pending)
+            if self.role_scheme:
+                # only a role of *another* place is overruled; a named organisation the cosine found
+                # ("Japan Self-Defense Forces") is kept
+                role_ids, role_scores = self.ground_role_scheme(pending)
+                found = (role_ids >= 0) & np.array([self.place_of(int(e)) is not None for e in ids])
+                ids[found], scores[found] = role_ids[found], role_scores[found]
         out = []
         for _q, tokens, items in per_q:
             mentions = []
@@ -378,6 +469,48 @@ class EntityLinker:
                 )
             out.append(_dedupe(mentions))
         return out
+
+
+#: A parenthesis is a place of the role-naming scheme when at least this many roles use it.
+MIN_PLACE_ROLES = 3
+
+_MONTH_WORDS = frozenset(
+    """january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+_DATE_PREPOSITIONS = frozenset("in on during since until till by of from early late mid between".split())
+
+
+def date_word_mask(tokens: Sequence[Token]) -> list[bool]:
+    """Tokens that are parts of a date even outside a full date: numbers, and month words next to a
+    number or after a preposition ("in Sept.", "3 Dec", "Jan 5") — so a month never links as a name."""
+    n = len(tokens)
+    is_num = [t.norm.rstrip("stndrh").isdigit() or t.norm.isdigit() for t in tokens]
+    out = list(is_num)
+    for i, t in enumerate(tokens):
+        word = t.norm.rstrip(".")
+        if word not in _MONTH_WORDS or not t.capitalised:
+            continue
+        near_number = (i > 0 and is_num[i - 1]) or (i + 1 < n and is_num[i + 1])
+        after_prep = i > 0 and tokens[i - 1].norm in _DATE_PREPOSITIONS
+        if near_number or after_prep or t.text.endswith("."):
+            out[i] = True
+    return out
+
+
+def place_adjectives(place: str) -> list[str]:
+    """Adjectives English derives from a place name by the regular suffixes ("Croatia" → "Croatian",
+    "Japan" → "Japanese", "Iraq" → "Iraqi", "Sweden" → "Swedish"); irregular ones are simply not made."""
+    head, _, last = place.rpartition(" ")
+    low = last.lower()
+    if len(low) < 4 or not low.isalpha():
+        return []
+    stems = {low + "n", low + "ian", low + "ese", low + "i", low + "an"}
+    if low.endswith(("a", "e", "o", "y")):
+        stems |= {low[:-1] + "an", low[:-1] + "ian", low[:-1] + "ese", low[:-1] + "ish"}
+    if low.endswith("en"):
+        stems.add(low[:-2] + "ish")
+    return [f"{head} {last[:1]}{s[1:]}".strip() for s in sorted(stems)]
 
 
 def _strip_article(text: str) -> str:
@@ -479,34 +612,87 @@ def cue_families(text: str) -> list[tuple[tuple[str, ...], str]]:
     return fired
 
 
-class RelationGrounder:
-    """TECQA's Ground(r, R_KG): a relation phrase → the relation label with the highest cosine."""
+_IRREGULAR_PAST = {
+    "make": "made",
+    "give": "gave",
+    "seek": "sought",
+    "bring": "brought",
+    "hold": "held",
+    "take": "took",
+    "meet": "met",
+    "send": "sent",
+    "threaten": "threatened",
+}
 
-    def __init__(self, kg, encoder, relation_vectors: np.ndarray, use_cues: bool = True) -> None:
+
+def relation_paraphrases(label: str) -> list[str]:
+    """Forms a question uses for a relation name, made from the name itself: the name, its leading verb
+    in the past tense ("Make optimistic comment" → "made optimistic comment") and the name without its
+    leading verb ("optimistic comment"), so a past-tense or nominal phrasing meets its own relation."""
+    words = label.split()
+    if len(words) < 2 or not words[0].isalpha():
+        return [label]
+    verb = words[0].lower()
+    if verb in _IRREGULAR_PAST:
+        past = _IRREGULAR_PAST[verb]
+    elif verb.endswith("e"):
+        past = verb + "d"
+    elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        past = verb[:-1] + "ied"
+    else:
+        past = verb + "ed"
+    rest = " ".join(words[1:])
+    return [label, f"{past} {rest}", rest]
+
+
+class RelationGrounder:
+    """TECQA's Ground(r, R_KG): a relation phrase → the relation label with the highest cosine.
+
+    ``paraphrase_vectors`` (optional, rows: one per :func:`relation_paraphrases` form, ``paraphrase_of``
+    their relation) score each relation by its best form instead of its name alone."""
+
+    def __init__(
+        self,
+        kg,
+        encoder,
+        relation_vectors: np.ndarray,
+        use_cues: bool = True,
+        paraphrase_vectors: np.ndarray | None = None,
+        paraphrase_of: np.ndarray | None = None,
+    ) -> None:
         self.kg = kg
         self.encoder = encoder
         self.relation_vectors = relation_vectors
         self.use_cues = use_cues
+        self.paraphrase_vectors, self.paraphrase_of = paraphrase_vectors, paraphrase_of
 
-    def ground(
-        self, texts: Sequence[str], allowed: Sequence[np.ndarray | None] | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Best relation per text (exact label wins); ``allowed`` optionally limits each text's candidates."""
-        ids = np.zeros(len(texts), dtype=np.int64)
-        scores = np.zeros(len(texts), dtype=np.float32)
+    def score_rows(
+        self,
+        texts: Sequence[str],
+        allowed: Sequence[np.ndarray | None] | None = None,
+        cues: bool | None = None,
+    ) -> np.ndarray:
+        """Cosine of each text with every relation label, −inf where ``allowed`` or a cue family rules a
+        relation out, and 1.0 for a text that is exactly a relation label (n_texts × n_relations).
+        ``cues`` overrides the grounder's ``use_cues`` (False: the whole phrase's cosine alone decides)."""
+        use_cues = self.use_cues if cues is None else cues
         if not len(texts):
-            return ids, scores
+            return np.zeros((0, len(self.kg.relation_labels)), dtype=np.float32)
         exact = {name_key(label): i for i, label in enumerate(self.kg.relation_labels)}
         labels = [label.casefold() for label in self.kg.relation_labels]
         vecs = self.encoder.encode([t or "event" for t in texts], progress=False)
-        sims = vecs @ self.relation_vectors.T
+        sims = np.asarray(vecs @ self.relation_vectors.T, dtype=np.float32)
+        if self.paraphrase_vectors is not None:
+            forms = vecs @ self.paraphrase_vectors.T
+            for r in range(sims.shape[1]):
+                sims[:, r] = np.maximum(sims[:, r], forms[:, self.paraphrase_of == r].max(axis=1))
         for i, text in enumerate(texts):
             row = sims[i]
             ok = np.ones(len(row), dtype=bool)
             if allowed is not None and allowed[i] is not None and len(allowed[i]):
                 ok[:] = False
                 ok[allowed[i]] = True
-            if self.use_cues:
+            if use_cues:
                 for family, how in cue_families(text):
                     hit = np.array(
                         [
@@ -516,12 +702,31 @@ class RelationGrounder:
                     )
                     if (ok & hit).any():
                         ok &= hit
-            if not ok.all():
-                row = np.where(ok, row, -np.inf)
+            row[~ok] = -np.inf
             rid = exact.get(name_key(text))
             if rid is not None and np.isfinite(row[rid]):
-                ids[i], scores[i] = rid, 1.0
-            else:
-                ids[i] = int(row.argmax())
-                scores[i] = float(row[ids[i]])
+                row[rid] = 1.0
+        return sims
+
+    def ground(
+        self, texts: Sequence[str], allowed: Sequence[np.ndarray | None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Best relation per text (exact label wins); ``allowed`` optionally limits each text's candidates."""
+        ids = np.zeros(len(texts), dtype=np.int64)
+        scores = np.zeros(len(texts), dtype=np.float32)
+        if not len(texts):
+            return ids, scores
+        rows = self.score_rows(texts, allowed)
+        ids[:] = rows.argmax(axis=1)
+        scores[:] = rows[np.arange(len(texts)), ids]
         return ids, scores
+
+
+def top_relations(row: np.ndarray, m: int = 1, margin: float = 0.0) -> list[int]:
+    """The best relation and up to ``m`` − 1 more whose score is within ``margin`` of it (best first):
+    when grounding is uncertain the subgraph unites the close candidates instead of betting on one."""
+    order = np.lexsort((np.arange(len(row)), -row))
+    best = float(row[order[0]])
+    return [int(r) for r in order[: max(m, 1)] if np.isfinite(row[r]) and best - float(row[r]) <= margin] or [
+        int(order[0])
+    ]

@@ -27,6 +27,10 @@ Choices the paper leaves open: the offline parser (the paper only has the LLM on
 grounding restricted to relations the KG attests for the main entity (``relation_prior="kg"``); ties
 in the K-nearest selection (earlier fact, then lower id) and in serialisation (more similar first).
 Tables and figures: :mod:`temporag.methods.tecqa.report`.
+
+Beyond the paper, without an LLM (every switch off by default, so the paper-faithful variant is unchanged):
+the offline parser's :data:`IMPROVED_PARSER` switches (date words, role scheme, relation union) and the
+question-guided chain ``chain="guided"`` (:mod:`.guided`); :mod:`.beyond` compares the variants.
 """
 
 from __future__ import annotations
@@ -54,7 +58,9 @@ from temporag.methods.tecqa.chain import (
     subgraph_parts,
     temporal_distance,
 )
+from temporag.methods.tecqa.guided import guided_chain, question_focus
 from temporag.methods.tecqa.parser import (
+    IMPROVED_PARSER,
     PARSERS,
     Constraints,
     LLMParser,
@@ -69,9 +75,14 @@ log = logging.getLogger(__name__)
 DEFAULT_K = 40  # temporal neighbours per anchor (§5.1, MultiTQ and CronQuestions)
 DEFAULT_N = 2  # implicit anchors (§5.1, MultiTQ; 5 for CronQuestions)
 READER_TOP_K = 5  # answers the reader ranks
+CHAINS = ("paper", "guided")  # §4.3 as printed | the kit's LLM-free question-guided chain (.guided)
+GUIDED_MAX_FACTS = 20  # the guided chain's budget: the paper's ~20 facts in context
 
 __all__ = [
+    "CHAINS",
     "DEFAULT_K",
+    "GUIDED_MAX_FACTS",
+    "IMPROVED_PARSER",
     "DEFAULT_N",
     "PARSERS",
     "READER_RULES",
@@ -84,6 +95,8 @@ __all__ = [
     "explicit_anchors",
     "fact_days",
     "fact_similarity",
+    "guided_chain",
+    "question_focus",
     "implicit_anchors",
     "knn_temporal",
     "make_offline_parser",
@@ -194,17 +207,39 @@ class TECQA(Method):
         prune: str = "temporal",
         order: str = "proximity",
         rng: np.random.Generator | None = None,
+        chain: str = "paper",
+        max_facts: int = GUIDED_MAX_FACTS,
     ) -> EvidenceChain:
         """One question's evidence chain.
 
         ``pool`` replaces the structure-guided subgraph (w/o SG: global semantic top-K); ``prune``
         is "temporal" (KNTN, Eqs. 7–8) or "semantic" (top-K by similarity: w/o KNTN); ``order`` is
-        "proximity" (Eq. 9) or "random" (w/o PS, shuffled with ``rng``).
+        "proximity" (Eq. 9) or "random" (w/o PS, shuffled with ``rng``).  ``chain="guided"`` replaces
+        §4.3 by the kit's LLM-free question-guided chain (:mod:`.guided`; ``k`` is unused, ``n`` is the
+        implicit-anchor fallback, at most ``max_facts`` facts); ``"paper"`` (default) is §4.3 as printed.
         """
+        if chain not in CHAINS:
+            raise ValueError(f"chain must be one of {CHAINS}, got {chain!r}")
         kg = self.kg
         facts = subgraph(kg, constraints) if pool is None else np.asarray(pool, dtype=np.int32)
         sims = fact_similarity(kg, self.triple_vectors, q_vec, facts)
         explicit = explicit_anchors(constraints.question)
+        if chain == "guided":
+            ordered, delta, anchors, _source = guided_chain(
+                kg, constraints, facts, fact_days(kg, facts), sims, explicit, n, max_facts
+            )
+            implicit = [a for a in anchors if a not in explicit]
+            return EvidenceChain(
+                constraints.question,
+                constraints,
+                facts,
+                explicit,
+                implicit,
+                ordered[:1],
+                ordered,
+                delta,
+                "guided",
+            )
         implicit, anchor_facts = implicit_anchors(kg, facts, sims, n)
         anchors = list(dict.fromkeys([*explicit, *implicit]))
         if prune == "temporal":
@@ -245,6 +280,8 @@ class TECQA(Method):
         seed: int = 0,
         progress: bool = True,
         desc: str = "TECQA chains",
+        chain: str = "paper",
+        max_facts: int = GUIDED_MAX_FACTS,
     ) -> tuple[list[EvidenceChain], np.ndarray]:
         """Chains for many questions (``k``/``n`` default to the model's) and per-question retrieval latency
         in seconds (parsing and question embedding excluded, like the semantic baseline's)."""
@@ -259,7 +296,11 @@ class TECQA(Method):
         ):
             t0 = time.perf_counter()
             pool = None if pools is None else pools[i]
-            chains.append(self.chain(c, v, k, n, pool=pool, prune=prune, order=order, rng=rng))
+            chains.append(
+                self.chain(
+                    c, v, k, n, pool=pool, prune=prune, order=order, rng=rng, chain=chain, max_facts=max_facts
+                )
+            )
             latency[i] = time.perf_counter() - t0
         return chains, latency
 

@@ -28,6 +28,14 @@ from temporag.methods.tecqa.analysis import (  # noqa: F401 (re-exported: one mo
     render_case,
     sensitivity,
 )
+from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: one module for the notebook)
+    Variant,
+    by_qtype_table,
+    comparison_table,
+    failure_class_table,
+    record_beyond,
+    relation_union_check,
+)
 from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.methods.tecqa.parser import Constraints
 from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one module for the notebook)

@@ -1,0 +1,166 @@
+"""TECQA beyond the paper, without an LLM: one test per failure class of the unseen-question audit, on
+hand-written questions (none copied from the shared set) and slices of the real MultiTQ KG."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from slices import iraq_visits, kg_slice
+
+from temporag.linking import (
+    EntityLinker,
+    date_word_mask,
+    place_adjectives,
+    relation_paraphrases,
+    tokenize,
+    top_relations,
+)
+from temporag.methods import tecqa
+from temporag.methods.tecqa import Constraints, question_focus
+from temporag.methods.tecqa.beyond import with_relation_union
+from temporag.methods.tecqa.parser import IMPROVED_PARSER
+
+# -- class 1: tokens of a date linked as entities -------------------------------------------------------
+
+
+def test_date_word_mask_marks_month_words_only_where_they_are_dates():
+    tokens = tokenize("Whom did Jan Fischer criticise in Jan, and who on 3 Dec?")
+    marked = [t.text for t, d in zip(tokens, date_word_mask(tokens)) if d]
+    assert marked == ["Jan", "3", "Dec"]  # the name "Jan Fischer" (after "did") is not a date
+    assert tokens[2].text == "Jan" and not date_word_mask(tokens)[2]
+
+
+def test_month_word_never_becomes_the_main_entity(kg, tmp_cache):
+    jan = kg.label_to_entity["Jan Kavan"]
+    japan = kg.label_to_entity["Japan"]
+    facts = np.concatenate([kg.by_entity[jan], kg.by_entity[japan][:400]])
+    sub = kg_slice(kg, facts)
+    question = "Which country did Japan criticise during Jan, the year 2009?"
+    before = tecqa.make_offline_parser(sub).parse(question)
+    after = tecqa.make_offline_parser(sub, linker_options={"date_words": True}).parse(question)
+    assert "Jan Kavan" in before.describe(sub)["entities"]  # the paper-faithful linker's miss
+    assert after.describe(sub)["entities"] == ["Japan"] and after.describe(sub)["main"] == "Japan"
+
+
+# -- class 2: role phrases and place adjectives ----------------------------------------------------------
+
+
+def test_place_adjectives_follow_regular_suffixes_only():
+    assert "Croatian" in place_adjectives("Croatia")
+    assert "Japanese" in place_adjectives("Japan")
+    assert "Iraqi" in place_adjectives("Iraq")
+    assert "Swedish" in place_adjectives("Sweden")
+    assert "South Korean" in place_adjectives("South Korea")
+    assert "French" not in place_adjectives("France")  # irregular: not made up
+
+
+def test_role_phrase_resolves_among_the_named_places_roles(kg, tmp_cache):
+    from temporag.embed import Encoder, kg_name_vectors
+
+    places = ("Turkmenistan", "Croatia", "Serbia", "Slovenia", "Uzbekistan", "Thailand")
+    ids = [e for e, label in enumerate(kg.entity_labels) if label.endswith(tuple(f"({p})" for p in places))]
+    facts = kg.by_entity.many(np.asarray([*ids, kg.label_to_entity["Thailand"]]))
+    sub = kg_slice(kg, facts[:: max(1, len(facts) // 3000)])
+    enc = Encoder()
+    vecs, _ = kg_name_vectors(sub, enc)
+    plain, scheme = EntityLinker(sub, enc, vecs), EntityLinker(sub, enc, vecs, role_scheme=True)
+    _, roles = scheme.places[("croatian",)]  # the adjective made from "Croatia" keys Croatia's roles
+    assert len(roles) >= 3 and all(sub.entity_labels[r].endswith("(Croatia)") for r in roles)
+    question = "When did the Slovenian police arrest Thailand's citizens?"
+    before = [sub.entity_labels[m.entity] for m in plain.link(question)]
+    after = [sub.entity_labels[m.entity] for m in scheme.link(question)]
+    assert before[0] == "Police (Croatia)"  # a neighbour country's role: the audit's class
+    assert after[0].endswith("(Slovenia)") and after[1:] == before[1:] == ["Citizen (Thailand)"]
+    # a span the cosine already grounds in the named place is left alone
+    assert scheme.link("Who criticised the Serbian ministry of justice?")[0].entity == (
+        plain.link("Who criticised the Serbian ministry of justice?")[0].entity
+    )
+
+
+# -- class 3: relation paraphrases ----------------------------------------------------------------------
+
+
+def test_top_relations_keeps_close_candidates_only():
+    row = np.array([0.50, 0.45, 0.20, -np.inf], dtype=np.float32)
+    assert top_relations(row) == [0]
+    assert top_relations(row, 3, 0.1) == [0, 1]
+    assert top_relations(row, 4, np.inf) == [0, 1, 2]  # a ruled-out relation never joins
+
+
+def test_relation_paraphrases_are_made_from_the_name():
+    assert relation_paraphrases("Make optimistic comment") == [
+        "Make optimistic comment",
+        "made optimistic comment",
+        "optimistic comment",
+    ]
+    assert relation_paraphrases("Host a visit")[1] == "hosted a visit"
+    assert relation_paraphrases("Deny responsibility")[1] == "denied responsibility"
+    assert relation_paraphrases("Investigate") == ["Investigate"]
+
+
+def test_relation_union_widens_the_subgraph_and_keeps_the_best_first(kg, tmp_cache):
+    sub = iraq_visits(kg)
+    question = "Who wished to travel to Iraq in March 2008?"
+    paper = tecqa.make_offline_parser(sub).parse(question)
+    wide = tecqa.make_offline_parser(sub, **IMPROVED_PARSER).parse(question)
+    assert len(paper.relations) == 1
+    assert wide.relations[0] == paper.relations[0] or paper.relations[0] in wide.relations
+    labels = {sub.relation_labels[r] for r in wide.relations}
+    assert labels == {"Make a visit", "Host a visit"}  # the slice's two relations, both close
+    assert len(tecqa.subgraph(sub, wide)) > len(tecqa.subgraph(sub, paper))
+    again = with_relation_union(sub, wide, 1, 0.0, False)
+    assert again.relations == paper.relations
+
+
+# -- class 4: first / last questions whose answer is pruned ------------------------------------------------
+
+
+def test_question_focus_reads_ordinal_direction_and_answer_kind():
+    f = question_focus("Which month did Norway first sign a deal with Chile?")
+    assert (f.ordinal, f.direction, f.asks_time, f.granularity) == ("first", None, True, "month")
+    f = question_focus("Before the Greek navy, who last praised Italy?")
+    assert (f.ordinal, f.direction, f.asks_time) == ("last", "before", False)
+    f = question_focus("Who hosted Peru's president in the same year as Bolivia did?")
+    assert (f.ordinal, f.direction, f.same_period) == (None, None, "year")
+
+
+def _model(sub):
+    from temporag.embed import Encoder
+
+    return tecqa.TECQA(sub, Encoder(), np.zeros((sub.n_triples, 384), dtype=np.float32))
+
+
+def test_guided_chain_puts_the_first_visitor_after_the_reference_first(kg, tmp_cache):
+    sub = iraq_visits(kg)
+    iraq, dane = sub.label_to_entity["Iraq"], sub.label_to_entity["Defense / Security Ministry (Denmark)"]
+    c = Constraints(
+        "After the Danish defence ministry came, who was the first to travel to Iraq?",
+        (iraq, dane),
+        (sub.relation_labels.index("Make a visit"),),
+        iraq,
+        raw={"constraint_entities": [dane]},
+    )
+    model = _model(sub)
+    chain = model.chain(c, np.zeros(384, dtype=np.float32), chain="guided")
+    partners = [int(sub.s[f]) if sub.o[f] == iraq else int(sub.o[f]) for f in chain.facts]
+    assert sub.entity_labels[partners[0]] == "Jack Straw"  # 2006-01-06, the day after the Danish visit
+    assert len(chain.facts) <= 20 and len(set(partners)) == len(partners)  # one fact per candidate
+    paper = model.chain(c, np.zeros(384, dtype=np.float32))
+    assert len(paper.facts) > 20 and paper.variant == "tecqa"  # the paper's chain is unchanged: K=40
+
+
+def test_guided_chain_answers_a_bare_last_question_with_the_pairs_latest_fact(kg, tmp_cache):
+    sub = iraq_visits(kg)
+    iraq, straw = sub.label_to_entity["Iraq"], sub.label_to_entity["Jack Straw"]
+    c = Constraints(
+        "When did Jack Straw come to Iraq for the last time?",
+        (straw, iraq),
+        (sub.relation_labels.index("Make a visit"),),
+        straw,
+    )
+    chain = _model(sub).chain(c, np.zeros(384, dtype=np.float32), chain="guided")
+    pair = np.flatnonzero((sub.s == straw) & (sub.o == iraq) & (sub.r == c.relations[0]))
+    assert int(sub.t_start[chain.facts[0]]) == int(sub.t_start[pair].max())
+    assert chain.explicit == [] and chain.implicit[0].first_day == int(sub.t_start[pair].max())
+    with pytest.raises(ValueError, match="chain must be one of"):
+        _model(sub).chain(c, np.zeros(384, dtype=np.float32), chain="llm")
