@@ -150,6 +150,21 @@ def parse_search(inner: str) -> Action:
     return Action(SEARCH, sub_query=sub_query, type=kind, time=time)
 
 
+_ANSWER_WORDS = re.compile(r"\b(final answer|answer is|answer:|answers are)\b", re.I)
+
+
+def _loose_answer(text: str) -> str:
+    """An answer stated in prose ("Final answer: Iran", "The answer is: China."), which ReAct agents often
+    write instead of FINISH(...); read with the kit's answer parser, first sentence only."""
+    if not _ANSWER_WORDS.search(text):
+        return ""
+    from temporag.readers import parse_ranked_answers
+
+    found = parse_ranked_answers(text, top_k=1)
+    answer = found[0].strip(" -") if found else ""
+    return answer if answer and len(answer.split()) <= 8 else ""
+
+
 def parse_step(text: str | None) -> tuple[str, Action]:
     """(thought, action) from one model turn; the action is MALFORMED (with the reason) when none is found."""
     text = (text or "").strip()
@@ -160,6 +175,9 @@ def parse_step(text: str | None) -> tuple[str, Action]:
     body = text[head.end() :] if head else text
     m = _ACTION.search(body) or _ACTION.search(text)
     if not m:
+        loose = _loose_answer(text)
+        if loose:
+            return thought, Action(FINISH, answer=loose, error="an answer stated without FINISH(...)")
         return thought, Action(MALFORMED, error="no SEARCH(...) or FINISH(...) in the reply")
     source = body if _ACTION.search(body) else text
     inner, _closed = _balanced(source, m.end() - 1)

@@ -218,6 +218,7 @@ class Agent:
                 continue
             malformed = 0
             if action.kind == FINISH:
+                step.note = action.error or ""
                 return Attempt(memory, "finish", _finish_answers(action.answer), list(feedback))
             assert action.kind == SEARCH
             if action.key() in seen:

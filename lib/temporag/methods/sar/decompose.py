@@ -59,7 +59,9 @@ def _clean(part: str | None) -> str | None:
 
 def split_triple(sub_query: str) -> Triple | None:
     """A sub-query written as ``h; r; t`` (optionally ``word: h; r; t``), else None."""
-    text = sub_query.strip().strip("()").strip()
+    text = sub_query.strip()
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()
     hint = ""
     m = _ORDER_PREFIX.match(text)
     if m:

@@ -23,8 +23,9 @@ from temporag.methods.sar.agent import PolicyReply, Step
 
 # -- the LLM policy ------------------------------------------------------------------------------------
 
-# P_reasoning: the paper's structure (thought, then SEARCH with a typed temporal constraint or FINISH),
-# the kit's own words and worked example (not a MultiTQ question).
+# P_reasoning: the paper's structure (thought, then SEARCH with a typed temporal constraint or FINISH) in the
+# kit's own words.  The worked example (not a MultiTQ question) is given as real dialogue turns: small local
+# models imitate a turn they have seen far more reliably than a format they are told about.
 REASONING_PROMPT = """You answer a question about dated political events with a knowledge graph of facts \
 "subject relation object on date". Work in turns. Each turn is exactly two lines:
 Thought: what you know so far and what you still need
@@ -33,21 +34,28 @@ Action: SEARCH("sub-query", TYPE, TIME) or FINISH(answer)
 SEARCH looks up facts. The sub-query names who acts, the action and whom it is done to, e.g. "China visit \
 Abdullah Gül". TYPE is ANYTIME, BEFORE, AFTER or IN; TIME is a date written YYYY, YYYY-MM or YYYY-MM-DD, or \
 none with ANYTIME. Facts come back oldest first when you ask for an order (first, last, before, after).
-FINISH gives the final answer only: a name copied from the facts, or a date as precise as the question asks.
+FINISH gives the final answer only: a name copied from the facts, or a date as precise as the question \
+asks."""
 
-Example
-Question: Who visited Japan first after Germany did?
-Thought: I need the date when Germany visited Japan.
-Action: SEARCH("Germany visit Japan", ANYTIME, none)
-Observation:
-1. Germany Make a visit Japan on 2011-04-02
-Thought: Germany visited Japan on 2011-04-02. Now I need the visits to Japan after that day.
-Action: SEARCH("who visit Japan first", AFTER, 2011-04-02)
-Observation:
-1. France Make a visit Japan on 2011-05-10
-2. Kenya Make a visit Japan on 2011-06-01
-Thought: The first visit after 2011-04-02 is France's.
-Action: FINISH(France)"""
+EXAMPLE_TURNS: tuple[tuple[str, str], ...] = (
+    ("user", "Question: Who visited Japan first after Germany did?"),
+    (
+        "assistant",
+        'Thought: I need the date when Germany visited Japan.\nAction: SEARCH("Germany visit Japan", '
+        "ANYTIME, none)",
+    ),
+    ("user", "Observation:\n1. Germany Make a visit Japan on 2011-04-02"),
+    (
+        "assistant",
+        "Thought: Germany visited Japan on 2011-04-02. Now I need the visits to Japan after that "
+        'day.\nAction: SEARCH("who visit Japan first", AFTER, 2011-04-02)',
+    ),
+    (
+        "user",
+        "Observation:\n1. France Make a visit Japan on 2011-05-10\n2. Kenya Make a visit Japan on 2011-06-01",
+    ),
+    ("assistant", "Thought: The first visit after 2011-04-02 is France's.\nAction: FINISH(France)"),
+)
 
 REMINDER = (
     'That turn had no valid action. Reply with two lines, Thought: ... and Action: SEARCH("sub-query", '
@@ -67,7 +75,7 @@ class LLMPolicy:
 
     name = "llm"
 
-    def __init__(self, llm, kg, *, max_tokens: int = 120) -> None:
+    def __init__(self, llm, kg, *, max_tokens: int = 96) -> None:
         self.llm = llm
         self.kg = kg
         self.max_tokens = max_tokens
@@ -83,7 +91,9 @@ class LLMPolicy:
         if state["feedback"]:
             notes = "\n".join(f"- {f}" for f in state["feedback"])
             user += f"\nA checker rejected your earlier answer:\n{notes}\nSearch again and answer better."
-        messages = [{"role": "system", "content": REASONING_PROMPT}, {"role": "user", "content": user}]
+        messages = [{"role": "system", "content": REASONING_PROMPT}]
+        messages += [{"role": role, "content": text} for role, text in EXAMPLE_TURNS]
+        messages.append({"role": "user", "content": user})
         for step in memory:
             messages.append(
                 {
