@@ -32,7 +32,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from temporag.methods.base import Method, QuestionRecord, Retrieval
-from temporag.methods.sar.agent import Agent, AgentResult
+from temporag.methods.sar.agent import Agent, AgentResult, answers_at
 from temporag.methods.sar.policies import LLMPolicy, OfflinePolicy
 from temporag.methods.sar.search import DEFAULT_K
 from temporag.methods.sar.tools import PlainSemanticSearch, Resources, StructuredSearch, UndecomposedSearch
@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_N",
     "NaiveRAG",
     "ReActRAG",
+    "answers_at",
     "Resources",
     "SAR",
     "paper_sample",
@@ -114,7 +115,7 @@ class SAR(Method):
                 raise ValueError("verifier='llm' needs an llm")
             critic = LLMVerifier(llm, self.kg)
         elif kind == "rules":
-            critic = RuleVerifier(self.res, actor if isinstance(actor, OfflinePolicy) else None)
+            critic = RuleVerifier(self.res)
         else:
             critic = None
         n = self.n_verify if n_verify is None else n_verify

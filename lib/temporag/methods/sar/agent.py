@@ -134,12 +134,8 @@ class AgentResult:
         return list(dict.fromkeys(f for a in self.attempts for f in a.evidence()))
 
     def answers_at(self, n: int) -> list[str]:
-        """The answer Algorithm 1 returns with at most ``n`` verification iterations (Fig. 4): the run
-        with a larger N contains the run with a smaller one."""
-        for i, attempt in enumerate(self.attempts):
-            if i == n or attempt.verdict is None or attempt.verdict.valid:
-                return attempt.answers
-        return self.answers
+        """The answer Algorithm 1 returns with at most ``n`` verification iterations (Fig. 4)."""
+        return answers_at(self.to_trace(), n)
 
     def to_trace(self) -> dict[str, Any]:
         return {
@@ -149,6 +145,18 @@ class AgentResult:
             "searches": self.searches,
             "llm_errors": self.usage.errors,
         }
+
+
+def answers_at(trace: dict, n: int) -> list[str]:
+    """From a recorded trace, the answer Algorithm 1 returns with at most ``n`` verification iterations:
+    a run with a larger N contains the run with a smaller one (attempt i+1 exists only when attempt i was
+    judged INVALID), so one run at the largest N gives every point of Fig. 4."""
+    attempts = trace["attempts"]
+    for i, attempt in enumerate(attempts):
+        verdict = attempt.get("verdict")
+        if i == n or verdict is None or verdict["valid"]:
+            return attempt["answers"]
+    return attempts[-1]["answers"] if attempts else []
 
 
 def _finish_answers(answer: str) -> list[str]:

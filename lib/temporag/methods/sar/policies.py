@@ -137,21 +137,13 @@ class OfflinePolicy:
 
     def __init__(self, resources) -> None:
         self.res = resources
-        self.templates: dict[str, object] = {}
 
     def prepare(self, questions: Sequence[str]) -> None:
         """Parse and read the templates of many questions at once (entity spans embed in one batch)."""
-        from temporag.template_reader import analyse_many
-
-        todo = [q for q in dict.fromkeys(questions) if q not in self.templates]
-        if todo:
-            parses = self.res.parser.parse_many(todo)
-            self.templates.update(zip(todo, analyse_many(todo, parses)))
+        self.res.templates(list(questions))
 
     def template(self, question: str):
-        if question not in self.templates:
-            self.prepare([question])
-        return self.templates[question]
+        return self.res.templates([question])[0]
 
     def begin(self, question: str, feedback: list[str]) -> dict:
         return {"tq": self.template(question), "level": len(feedback)}

@@ -40,6 +40,7 @@ class Resources:
         self.kg = kg
         self._encoder = encoder
         self._text_vectors: dict[str, np.ndarray] = {}
+        self._templates: dict[str, object] = {}
 
     @cached_property
     def encoder(self):
@@ -75,6 +76,22 @@ class Resources:
         from temporag.methods.tecqa import OfflineParser
 
         return OfflineParser(self.kg, self.encoder, self.entity_vectors, self.relation_vectors)
+
+    def templates(self, questions) -> list:
+        """The template of each question (:func:`temporag.template_reader.analyse` of the offline parse),
+        parsed in one batch and memoised: the offline policy, the rule-based verifier and the LLM-free
+        scoring of every method's context share them."""
+        from temporag.template_reader import analyse_many
+
+        todo = [q for q in dict.fromkeys(questions) if q not in self._templates]
+        if todo:
+            self._templates.update(zip(todo, analyse_many(todo, self.parser.parse_many(todo))))
+        return [self._templates[q] for q in questions]
+
+    def read_contexts(self, questions, contexts) -> list:
+        """The template reader's reading of each question's context (fact ids): an LLM-free answer."""
+        templates = self.templates([q.question for q in questions])
+        return self.reader.read_many(templates, [np.asarray(c, dtype=np.int64) for c in contexts])
 
     @cached_property
     def reader(self):

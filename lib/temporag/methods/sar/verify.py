@@ -81,22 +81,14 @@ class RuleVerifier:
 
     name = "rules"
 
-    def __init__(self, resources, templates=None) -> None:
+    def __init__(self, resources) -> None:
         self.res = resources
-        self.templates = templates  # an OfflinePolicy shares its parsed templates; else parsed here
 
     def prepare(self, questions: Sequence[str]) -> None:
-        self._policy().prepare(questions)
-
-    def _policy(self):
-        if self.templates is None:
-            from temporag.methods.sar.policies import OfflinePolicy
-
-            self.templates = OfflinePolicy(self.res)
-        return self.templates
+        self.res.templates(list(questions))
 
     def verify(self, question: str, attempt: Attempt) -> tuple[Verdict, list]:
-        tq = self._policy().template(question)
+        tq = self.res.templates([question])[0]
         kg = self.res.kg
         answer = attempt.answers[0]
         if tq.answer_type == "time":
