@@ -383,3 +383,25 @@ def test_paper_sample_draws_equal_single_and_multiple(questions):
     assert [q.quid for q in again] == [q.quid for q in sample]
     small, info = paper_sample(questions, 40, seed=3)
     assert len(small) == 40 and info["per_label"] == 20
+
+
+def test_rule_verifier_checks_type_support_and_the_reference_event(kg, questions, resources):
+    from temporag.methods.sar.agent import Attempt
+    from temporag.methods.sar.verify import RuleVerifier
+
+    question = next(q for q in questions if q.qtype == "after_first")
+    record = SAR(kg, resources=resources, verifier=None).pipeline([question], progress=False)[0]
+    evidence, answer = record.evidence_ids, record.answers[0]
+    verifier = RuleVerifier(resources)
+    ok, _ = verifier.verify(question.question, Attempt([], "finish", [answer]))
+    assert not ok.valid and "reference event" in ok.feedback  # no evidence at all: nothing supports it
+    from temporag.methods.sar.actions import Action
+    from temporag.methods.sar.agent import Step
+
+    seen = [Step("", Action(SEARCH, sub_query="x"), observation=evidence)]
+    assert verifier.verify(question.question, Attempt(seen, "finish", [answer]))[0].valid
+    wrong_type, _ = verifier.verify(question.question, Attempt(seen, "finish", ["2010-05-01"]))
+    assert not wrong_type.valid and "expected an entity" in wrong_type.feedback
+    other = next(e for e in kg.entity_labels if e != answer)
+    unsupported, _ = verifier.verify(question.question, Attempt(seen, "finish", [other]))
+    assert not unsupported.valid and "not supported" in unsupported.feedback

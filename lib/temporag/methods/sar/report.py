@@ -25,8 +25,8 @@ N_GRID = (0, 1, 2, 3, 4)  # Fig. 4
 
 #: Profile defaults of the notebook's own knobs (None in the parameters cell = these).
 PROFILE_DEFAULTS = {
-    "smoke": {"agent_sample": 2, "sweep_sample": 2, "n_max_llm": 2},
-    "paper": {"agent_sample": 20, "sweep_sample": 8, "n_max_llm": 2},
+    "smoke": {"agent_sample": 2, "sweep_sample": 1, "n_max_llm": 2},
+    "paper": {"agent_sample": 20, "sweep_sample": 4, "n_max_llm": 2},
 }
 
 
@@ -182,10 +182,43 @@ def recall_by_qtype(kg, questions: Sequence, records: Sequence, semantic, k: int
     return pivot_by_category(table, list(names))
 
 
-def headline(results, rows: dict[str, str]) -> pd.DataFrame:
+def compare_rows(results, rows: Sequence[dict], source: str, prefix: str, columns=COLUMNS) -> None:
+    """Record each kit row beside the paper's GPT-4.1 row (``results.compare``), one metric per column:
+    ``<prefix>/<method>/<offline|llm>/<column>``; a column without questions is recorded as None."""
+    from temporag.reported import PaperRef
+
+    for row in rows:
+        paper_row_name = f"{row['method']} (GPT-4.1)" if source == "Table 1" else row["method"]
+        key = f"{prefix}/{row['method']}/{'offline' if 'no LLM' in row['how'] else 'llm'}"
+        for column in columns:
+            value = row[column] if row[column] == row[column] else None
+            ref = PaperRef("sar", source, paper_row_name, column)
+            results.compare(f"{key}/{column}", value, ref, n=row["n"], reader=row["how"], rule="strict")
+
+
+#: The headline rows: label → metric key ({model} is the reader's name).
+HEADLINE = {
+    "SAR Hits@1 — offline policy + template reader (no LLM)": "table1/SAR/offline/Overall",
+    "SAR Hits@1 — LLM policy, {model}": "table1/SAR/llm/Overall",
+    "ReAct RAG Hits@1 — offline policy": "table1/ReAct RAG/offline/Overall",
+    "ReAct RAG Hits@1 — LLM policy, {model}": "table1/ReAct RAG/llm/Overall",
+    "Naive RAG Hits@1 — template reader": "table1/Naive RAG/offline/Overall",
+    "Naive RAG Hits@1 — reader {model}": "table1/Naive RAG/llm/Overall",
+    "w/o Decompose — offline": "table2/w/o Decompose/offline/Overall",
+    "w/o Validation — offline": "table2/w/o Validation/offline/Overall",
+    "SEARCH evidence answer recall (offline)": "offline/evidence_answer_recall",
+    "template reader ceiling (all facts of the main entity)": "template_reader/ceiling_hits@1",
+    "Hits@1 at K=5 (offline; the paper quotes about 0.74)": "fig3/K=5/template_hits@1",
+    "Hits@1 at K=15 (offline; the paper quotes about 0.78)": "fig3/K=15/template_hits@1",
+    "one SEARCH p50 (ms, target 20)": "latency/search_p50_ms",
+}
+
+
+def headline(results, rows: dict[str, str] | None = None, model: str = "") -> pd.DataFrame:
     """Headline rows from metrics already recorded: {label: metric key} → kit, paper, n, reader."""
     out = []
-    for label, key in rows.items():
+    for label, key in (rows or HEADLINE).items():
+        label = label.format(model=model)
         entry = results.data["metrics"].get(key)
         if entry is None:
             continue
@@ -304,19 +337,27 @@ def render_trace(kg, trace: dict, max_facts: int = 4, question=None) -> str:
 # -- figures ------------------------------------------------------------------------------------------
 
 
-def fig_table1(table: pd.DataFrame, title: str = "Table 1 · MultiTQ Hits@1"):
-    """Grouped bars of the kit's rows and the paper's GPT-4.1 rows over the five columns."""
-    series = {
-        f"{r.method} — {r.how}"[:60]: [r[c] if r[c] is not None else np.nan for c in COLUMNS]
-        for r in table.itertuples(index=False)
-        if not str(r.method).startswith("paper") or "GPT-4.1" in r.how
-    }
+def short_label(method: str, how: str) -> str:
+    """A bar label: "SAR · offline", "ReAct RAG · LLM", "paper SAR · GPT-4.1"."""
+    if method.startswith("paper: "):
+        return f"paper {method[7:]}"
+    return f"{method} · {'offline' if 'no LLM' in how else 'LLM'}"
+
+
+def fig_table1(table: pd.DataFrame, title: str = "Table 1 · MultiTQ Hits@1 (strict)"):
+    """Overall / Single / Multiple Hits@1 of the kit's rows and the paper's GPT-4.1 rows."""
+    rows = [
+        r for r in table.to_dict("records") if not r["method"].startswith("paper") or "GPT-4.1" in r["how"]
+    ]
+    labels = [short_label(r["method"], r["how"]) for r in rows]
+    series = {c: [np.nan if r[c] is None else float(r[c]) for r in rows] for c in COLUMNS[:3]}
     return plots.grouped_bars(
-        list(COLUMNS),
+        labels,
         series,
         title=title,
-        ylabel="Hits@1 (strict)",
-        note="paper rows: GPT-4.1 backbone on its 560-question sample",
+        ylabel="Hits@1",
+        note="kit LLM rows: the configured reader on the agent sample; offline rows: no LLM, every selected "
+        "question; paper rows: GPT-4.1 on its 560-question sample",
     )
 
 

@@ -44,7 +44,8 @@ def parse_verdict(text: str | None) -> Verdict:
     bad = _INVALID.search(text)
     if bad:
         feedback = text[bad.end() :].lstrip(" :.-\n").strip() or "the answer was judged invalid"
-        return Verdict(False, feedback.splitlines()[0][:300], "llm", text)
+        first = re.split(r"(?<=[.!?])\s", feedback.splitlines()[0], maxsplit=1)[0]
+        return Verdict(False, first[:200], "llm", text)
     if _VALID.search(text):
         return Verdict(True, "", "llm", text)
     return Verdict(True, "", "unparsed", text)
