@@ -60,7 +60,8 @@ def test_finish_and_malformed_actions():
     assert thought == "France visited first." and action.kind == FINISH and action.answer == "France"
     assert parse_step("Action: FINISH(['France', 'Kenya'])")[1].answer == "['France', 'Kenya']"
     for text, why in [
-        ("I think the answer is France.", "no SEARCH"),
+        ("I am not sure what to search for.", "no SEARCH"),
+        ("The answer is: - no answer was given because the attempt ended with an error", "no SEARCH"),
         ("Action: SEARCH(, ANYTIME, none)", "without a sub-query"),
         ("Action: FINISH()", "without an answer"),
         ("", "no SEARCH"),
@@ -68,6 +69,9 @@ def test_finish_and_malformed_actions():
     ]:
         action = parse_step(text)[1]
         assert action.kind == MALFORMED and why in action.error
+    # an answer stated in prose is read as FINISH, and says so
+    loose = parse_step("I think the answer is France. It visited first.")[1]
+    assert loose.kind == FINISH and loose.answer == "France" and "without FINISH" in loose.error
     assert parse_step('SEARCH("a", IN, 2010)')[1].key() == parse_step('SEARCH("A ", in, 2010)')[1].key()
 
 
