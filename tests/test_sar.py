@@ -117,6 +117,7 @@ def fixed_search(sub_query, kind="ANYTIME", time=None):
         ),
         ([f'Action: SEARCH("q{i}", ANYTIME, none)' for i in range(10)], "step_budget", [], 4),
         ([None], "llm_error", [], 0),
+        (["Action: FINISH(unknown)"], "finish", [], 1),
     ],
 )
 def test_every_way_an_attempt_ends_is_a_recorded_outcome(turns, outcome, answers, steps):

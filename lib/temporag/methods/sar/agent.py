@@ -159,6 +159,9 @@ def answers_at(trace: dict, n: int) -> list[str]:
     return attempts[-1]["answers"] if attempts else []
 
 
+_NO_ANSWER = {"", "unknown", "none", "n/a", "no answer", "i don't know"}
+
+
 def _finish_answers(answer: str) -> list[str]:
     """FINISH's argument as ranked answers: a Python list of names is taken as written (KG names such as
     "Company - Owner or Operator (Thailand)" must survive), anything else through the kit's answer parser."""
@@ -171,8 +174,10 @@ def _finish_answers(answer: str) -> list[str]:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         value = None
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return [v.strip() for v in dict.fromkeys(value) if v.strip() and v.strip().casefold() != "unknown"]
-    return parse_ranked_answers(answer) or ([answer.strip()] if answer.strip() else [])
+        return [v.strip() for v in dict.fromkeys(value) if v.strip().casefold() not in _NO_ANSWER]
+    if answer.strip().strip("'\"").casefold() in _NO_ANSWER:
+        return []
+    return parse_ranked_answers(answer) or [answer.strip()]
 
 
 class Agent:
