@@ -410,3 +410,35 @@ def test_rule_verifier_checks_type_support_and_the_reference_event(kg, questions
     other = next(e for e in kg.entity_labels if e != answer)
     unsupported, _ = verifier.verify(question.question, Attempt(seen, "finish", [other]))
     assert not unsupported.valid and "not supported" in unsupported.feedback
+
+
+def test_report_rows_n_curve_and_cost_from_records(questions):
+    from temporag.methods.sar import report
+
+    qs = [q for q in questions if q.answer_type == "entity"][:2]
+    gold = qs[0].answers[0]
+
+    def record(q, attempts, calls=0, error=None):
+        trace = {
+            "outcome": "finish",
+            "searches": 1,
+            "attempts": [{"answers": a, "verdict": None if v is None else {"valid": v}} for a, v in attempts],
+        }
+        return QuestionRecord(
+            q.quid, [1, 2], 0.01, attempts[-1][0], error, calls, 100 * calls, 5 * calls, 2.0, trace
+        )
+
+    # question 0 is answered right only on the second attempt; question 1 never
+    records = [
+        record(qs[0], [(["wrong"], False), ([gold], None)], calls=3),
+        record(qs[1], [(["x"], True)], 1),
+    ]
+    assert report.hits_over_n(qs, records, (0, 1, 2)) == {0: 0.0, 1: 0.5, 2: 0.5}
+    row = report.record_row("SAR", "LLM policy", qs, records, n=0)
+    assert row["Overall"] == 0.0 and row["n"] == 2 and row["failed"] == 0
+    failed = report.record_row("SAR", "LLM policy", qs, [records[0], record(qs[1], [([], None)], 1, "boom")])
+    assert failed["Overall"] == 1.0 and failed["failed"] == 1  # a failed call is left out, not counted wrong
+    cost = report.cost_table({"SAR": records}).iloc[0]
+    assert cost["LLM calls / q"] == 2.0 and cost["prompt tokens / q"] == 200.0 and cost["searches / q"] == 1.0
+    paper = report.paper_row("Table 1", "SAR (GPT-4.1)", "paper")
+    assert paper["Overall"] == 0.782 and paper["n"] == 560
