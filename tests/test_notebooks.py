@@ -116,7 +116,45 @@ def _check_star_rag(data: dict) -> None:
     )
 
 
-CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa, "star_rag": _check_star_rag}
+def _check_sar(data: dict) -> None:
+    n = len(data["predictions"]["sar_offline"])
+    assert n == data["parameters"]["sample_size"] == 40
+    # the offline agent (no LLM): templates read right, evidence holding the answer, answers from it
+    assert _metric(data, "offline/template_accuracy") >= 0.9
+    assert 0.8 <= _metric(data, "offline/evidence_answer_recall") <= 1.0
+    assert 10 <= _metric(data, "offline/evidence_facts_mean") <= 60
+    assert 0.6 <= _metric(data, "table1/SAR/offline/Overall") <= 1.0
+    assert _metric(data, "table1/SAR/offline/Overall") > _metric(data, "table1/ReAct RAG/offline/Overall")
+    assert _metric(data, "table1/SAR/offline/Overall") > _metric(data, "table1/Naive RAG/offline/Overall")
+    assert data["metrics"]["table1/SAR/llm/Overall"]["paper"] == 0.782
+    recall = {k.split("/", 1)[1]: _metric(data, k) for k in data["metrics"] if k.startswith("recall/")}
+    sar_recall = next(v for k, v in recall.items() if k.startswith("SAR SEARCH"))
+    assert sar_recall > recall["semantic top-15"], recall
+    # Fig. 3 and 4: five K values, recall grows with K; five N values
+    k_recall = [_metric(data, f"fig3/K={k}/search_recall") for k in (5, 10, 15, 20, 30)]
+    assert k_recall[-1] >= k_recall[0] and all(0 < r <= 1 for r in k_recall)
+    assert all(0 <= _metric(data, f"fig4/offline/N={n}") <= 1 for n in range(5))
+    # the LLM agents ran on the balanced sample: SAR, w/o Decompose, ReAct RAG, Naive RAG per question
+    agents = data["predictions"]["llm_agents"]
+    assert len(agents) == 4 * _metric(data, "protocol/agent_sample") == 8
+    assert all(a["llm_calls"] >= 1 for a in agents)
+    assert _metric(data, "llm/calls_per_question") >= 2  # a turn and one more call (decomp / verify)
+    assert 0 < _metric(data, "latency/search_p50_ms") < 500
+    assert {
+        "table1_multitq",
+        "table2_ablations",
+        "fig3_k_sweep",
+        "fig4_n_sweep",
+        "cost_per_question",
+        "search_recall_by_qtype",
+        "headline",
+    } <= set(data["tables"])
+    assert {"table1_multitq", "fig3_k_sensitivity", "fig4_n_sensitivity", "search_recall_by_qtype"} <= set(
+        data["figures"]
+    )
+
+
+CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa, "star_rag": _check_star_rag, "sar": _check_sar}
 
 #: parameters whose ``None`` is itself the meaning: no question file (the split is used), no endpoint
 #: (the embedded reader); any other ``null`` in results.json is a value the run resolved but did not record
