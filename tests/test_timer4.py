@@ -369,3 +369,25 @@ def test_method_arguments_fail_with_a_clear_message(small):
         timer4.TimeR4(sub, fks, fks)
     with pytest.raises(ValueError, match="time-aware store"):
         timer4.TimeR4(sub, fks, None, rewrite="none")
+
+
+def test_reader_sft_export_writes_prompt_and_gold(kg, small, exact_parser, tmp_path):
+    from temporag.methods.timer4 import runs
+
+    sub, fks = small
+    method = timer4.TimeR4(sub, fks, fks, parser=exact_parser, rewrite="none", n=4)
+
+    class Q:
+        quid, question, answer_type, answers = (
+            1,
+            "Who visited Iraq in March 2008?",
+            "entity",
+            ("Kuwait", "Iran"),
+        )
+
+    assert runs.export_reader_sft(method, [Q()], tmp_path / "sft.jsonl") == 1
+    (record,) = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text().splitlines()]
+    messages = record["messages"]
+    assert messages[-1] == {"role": "assistant", "content": "['Kuwait', 'Iran']"}
+    facts = method.evidence_lines(method.retrieve([Q()]).ids[0])
+    assert len(facts) == 4 and all(f in messages[-2]["content"] for f in facts)

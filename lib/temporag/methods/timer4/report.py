@@ -65,36 +65,45 @@ def venn_counts(a: set, b: set, c: set) -> dict[str, int]:
     }
 
 
+VENN_COLORS = ("#1f77b4", "#ff7f0e", "#bbbbbb")
+
+
 def venn_grid(sets: dict[str, tuple[set, set, set]], k: int = 15, note: str = ""):
     """Figure 4: three-set Venns (A fact retriever, B time-aware retriever, C ground truth) in a 2 × 3
-    grid, one per MultiTQ question type, with the set definitions written under the figure."""
+    grid, one per MultiTQ question type, with the set definitions written under the figure.  The
+    circles are area-proportional (matplotlib-venn); the set names go in one legend, not on each
+    circle, so empty or coinciding sets do not stack labels."""
     import matplotlib.pyplot as plt
-    from matplotlib_venn import venn3, venn3_unweighted
+    from matplotlib.patches import Patch
+    from matplotlib_venn import venn3, venn3_circles, venn3_unweighted
 
     plots.use_house_style()
-    fig, axes = plt.subplots(2, 3, figsize=(12, 7.6))
+    fig, axes = plt.subplots(2, 3, figsize=(12, 7.8))
     for ax, qtype in zip(axes.flat, QTYPE_ORDER):
         ax.grid(False)
         if qtype not in sets:
             ax.set_axis_off()
             ax.set_title(f"{qtype} (no questions)")
             continue
-        counts = venn_counts(*sets[qtype])
+        a, b, c = sets[qtype]
+        counts = venn_counts(a, b, c)
         subsets = tuple(counts[key] for key in ("100", "010", "110", "001", "101", "011", "111"))
+        labels = ("", "", "")
         try:
-            venn3(
-                subsets=subsets, set_labels=VENN_LABELS, ax=ax, set_colors=("#1f77b4", "#ff7f0e", "#bbbbbb")
-            )
-        except Exception:  # noqa: BLE001 - degenerate sizes: fall back to equal areas, numbers still exact
-            venn3_unweighted(subsets=subsets, set_labels=VENN_LABELS, ax=ax)
-        c = len(sets[qtype][2])
-        ax.set_title(f"{qtype} — {c} gold answers")
+            venn3(subsets=subsets, set_labels=labels, ax=ax, set_colors=VENN_COLORS, alpha=0.45)
+            venn3_circles(subsets=subsets, ax=ax, linewidth=0.6, color="#555555")
+        except Exception:  # noqa: BLE001 - degenerate sizes: equal areas instead, the numbers stay exact
+            venn3_unweighted(subsets=subsets, set_labels=labels, ax=ax, set_colors=VENN_COLORS, alpha=0.45)
+        ax.set_title(
+            f"{qtype}\n{len(c)} gold answers · A {len(a)} · B {len(b)} · A∩B {len(a & b)}", fontsize=9
+        )
+    handles = [Patch(facecolor=col, alpha=0.45, label=lab) for col, lab in zip(VENN_COLORS, VENN_LABELS)]
+    fig.legend(handles=handles, loc="upper center", ncols=3, bbox_to_anchor=(0.5, 0.955), frameon=False)
     fig.suptitle(
         "Fig. 4 · Answer coverage of the fact retriever, the time-aware retriever and the ground truth "
         f"(top {k})"
     )
-    fig.tight_layout()
-    fig.subplots_adjust(bottom=0.14)
+    fig.tight_layout(rect=(0, 0.08, 1, 0.93))
     fig.text(
         0.01,
         0.01,
@@ -159,17 +168,126 @@ def reader_scores(questions: Sequence, results) -> dict:
         g: (float(whole[m & ~failed].mean()) if (m & ~failed).any() else float("nan"))
         for g, m in table1_masks(questions).items()
     }
+    listed = [len(a) for a, bad in zip(answers, failed) if not bad]
+    out["listed"] = float(np.mean(listed)) if listed else float("nan")  # the whole rule rewards long lists
     return out
 
 
 def table3_rows(scores: dict, reader: str, paper_row: dict) -> list[dict]:
     """Rows of Table 3: the kit under the three rules beside the paper (which used the whole-output rule)."""
     rows = [
-        {"model": f"TimeR4 — kit, reader {reader}", "rule": rule, **{c: scores[rule][c] for c in COLUMNS}}
+        {
+            "model": f"TimeR4 — kit, reader {reader}",
+            "rule": rule,
+            **{c: scores[rule][c] for c in COLUMNS},
+            "answers listed (mean)": scores["listed"],
+        }
         for rule in ("strict", "lenient", "whole")
     ]
-    rows.append({"model": "TimeR4 — paper, LLaMA2-Chat-7B fine-tuned", "rule": "whole", **paper_row})
+    rows.append(
+        {
+            "model": "TimeR4 — paper, LLaMA2-Chat-7B fine-tuned",
+            "rule": "whole",
+            **paper_row,
+            "answers listed (mean)": None,
+        }
+    )
     return rows
+
+
+def record_table3(results, scores: dict, reader: str):
+    """Table 3 rows recorded in ``results`` (every cell under every rule; the paper's number beside the
+    whole-output rule, which is the rule it was computed with) and returned as a frame."""
+    import pandas as pd
+
+    from temporag.reported import PaperRef
+
+    refs = {c: PaperRef("timer4", "Table 3", "TimeR4", c) for c in COLUMNS}
+    for rule in ("strict", "lenient", "whole"):
+        for c in COLUMNS:
+            results.compare(
+                f"table3/{rule}/{c}",
+                scores[rule][c],
+                refs[c] if rule == "whole" else None,
+                n=scores["answered"][c],
+                reader=reader,
+                rule=RULE_NAMES[rule],
+            )
+    results.metric(
+        "table3/answers_listed_mean", scores["listed"], reader=reader, n=scores["answered"]["Overall"]
+    )
+    return pd.DataFrame(table3_rows(scores, reader, {c: refs[c].value() for c in COLUMNS}))
+
+
+def record_table5(results, scores: dict, recall15: dict, reader: str):
+    """Table 5: reader Hits@1 (three rules) and answer recall@15 per variant, recorded and returned."""
+    import pandas as pd
+
+    from temporag.reported import PaperRef
+
+    rows = []
+    for name, sc in scores.items():
+        ref = PaperRef("timer4", "Table 5", name, "Hit@1")
+        results.compare(
+            f"table5/{name}/hits@1_whole",
+            sc["whole"]["Overall"],
+            ref,
+            n=sc["answered"]["Overall"],
+            reader=reader,
+            rule=WHOLE,
+        )
+        results.metric(f"table5/{name}/hits@1_strict", sc["strict"]["Overall"], reader=reader)
+        results.metric(f"table5/{name}/recall@15", float(recall15[name].mean()), n=len(recall15[name]))
+        rows.append(
+            {
+                "variant": name,
+                **{f"Hits@1 {r}": sc[r]["Overall"] for r in ("strict", "lenient", "whole")},
+                "paper Hit@1": ref.value(),
+                "answer recall@15 (all questions)": float(recall15[name].mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def headline(overall, trained, scores: dict, effects: dict, tks_latency, reader: str, n_reader: int):
+    """The closing table: each kit number with the paper's where the paper prints one."""
+    import pandas as pd
+
+    from temporag.reported import PaperRef
+
+    def paper(source, row, column):
+        value = PaperRef("timer4", source, row, column).value()
+        return "—" if value is None else f"{value:.4f}"
+
+    rows = [
+        (
+            "retriever answer recall@15: base → fine-tuned (→ with rerank)",
+            f"{overall['base model (before)']:.3f} → {overall['fine-tuned (after)']:.3f} "
+            f"(→ {overall['fine-tuned + rerank']:.3f})",
+            "—",
+        ),
+        (
+            "time-aware retriever training: pairs / seconds",
+            f"{trained.pairs:,} / {trained.seconds:.0f}",
+            "MultiTQ train (~100k questions), 10 epochs, GPU",
+        ),
+    ]
+    for rule in ("whole", "strict", "lenient"):
+        rows.append(
+            (
+                f"Table 3 Overall Hits@1, {rule} rule ({reader}, n={n_reader})",
+                f"{scores['TimeR4'][rule]['Overall']:.3f}",
+                paper("Table 3", "TimeR4", "Overall") if rule == "whole" else "—",
+            )
+        )
+    for name, sc in scores.items():
+        rows.append(
+            (f"Table 5 {name}, whole rule", f"{sc['whole']['Overall']:.3f}", paper("Table 5", name, "Hit@1"))
+        )
+    for switch, text in effects.items():
+        rows.append((f"released-code switch '{switch}': answer recall@15", text, "—"))
+    rows.append(("time-aware retrieval p50 (ms)", f"{np.median(tks_latency) * 1e3:.1f}", "—"))
+    return pd.DataFrame(rows, columns=["number", "kit", "paper"])
 
 
 # ----------------------------------------------------------------------------------------------------
