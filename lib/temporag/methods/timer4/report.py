@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -89,11 +90,15 @@ def venn_grid(sets: dict[str, tuple[set, set, set]], k: int = 15, note: str = ""
         counts = venn_counts(a, b, c)
         subsets = tuple(counts[key] for key in ("100", "010", "110", "001", "101", "011", "111"))
         labels = ("", "", "")
-        try:
-            venn3(subsets=subsets, set_labels=labels, ax=ax, set_colors=VENN_COLORS, alpha=0.45)
-            venn3_circles(subsets=subsets, ax=ax, linewidth=0.6, color="#555555")
-        except Exception:  # noqa: BLE001 - degenerate sizes: equal areas instead, the numbers stay exact
-            venn3_unweighted(subsets=subsets, set_labels=labels, ax=ax, set_colors=VENN_COLORS, alpha=0.45)
+        with warnings.catch_warnings():  # an empty set is a zero-area circle: expected, not a problem
+            warnings.simplefilter("ignore", UserWarning)
+            try:
+                venn3(subsets=subsets, set_labels=labels, ax=ax, set_colors=VENN_COLORS, alpha=0.45)
+                venn3_circles(subsets=subsets, ax=ax, linewidth=0.6, color="#555555")
+            except Exception:  # noqa: BLE001 - degenerate sizes: equal areas instead, numbers stay exact
+                venn3_unweighted(
+                    subsets=subsets, set_labels=labels, ax=ax, set_colors=VENN_COLORS, alpha=0.45
+                )
         ax.set_title(
             f"{qtype}\n{len(c)} gold answers · A {len(a)} · B {len(b)} · A∩B {len(a & b)}", fontsize=9
         )
@@ -249,7 +254,9 @@ def record_table5(results, scores: dict, recall15: dict, reader: str):
     return pd.DataFrame(rows)
 
 
-def headline(overall, trained, scores: dict, effects: dict, tks_latency, reader: str, n_reader: int):
+def headline(
+    overall, trained, table3: dict, table5: dict, effects: dict, tks_latency, reader: str, n_reader: int
+):
     """The closing table: each kit number with the paper's where the paper prints one."""
     import pandas as pd
 
@@ -276,13 +283,17 @@ def headline(overall, trained, scores: dict, effects: dict, tks_latency, reader:
         rows.append(
             (
                 f"Table 3 Overall Hits@1, {rule} rule ({reader}, n={n_reader})",
-                f"{scores['TimeR4'][rule]['Overall']:.3f}",
+                f"{table3[rule]['Overall']:.3f}",
                 paper("Table 3", "TimeR4", "Overall") if rule == "whole" else "—",
             )
         )
-    for name, sc in scores.items():
+    for name, sc in table5.items():
         rows.append(
-            (f"Table 5 {name}, whole rule", f"{sc['whole']['Overall']:.3f}", paper("Table 5", name, "Hit@1"))
+            (
+                f"Table 5 {name}, whole rule (n={sc['answered']['Overall']})",
+                f"{sc['whole']['Overall']:.3f}",
+                paper("Table 5", name, "Hit@1"),
+            )
         )
     for switch, text in effects.items():
         rows.append((f"released-code switch '{switch}': answer recall@15", text, "—"))

@@ -25,13 +25,31 @@ def ablations(method) -> dict:
     }
 
 
-def read_variants(variants: dict, llm, questions: Sequence, top_k: int = 10) -> tuple[dict, dict]:
-    """Reader results and Hits@1 (three rules, Table-3 columns) of every variant on ``questions``."""
-    reads, scores = {}, {}
+def subsample(questions: Sequence, n: int | None, seed: int = 0) -> list:
+    """A seeded subset of ``n`` questions that keeps each question type's share (the kit's sampler)."""
+    from temporag.notebook import stratified_sample
+
+    return stratified_sample(list(questions), n, np.random.default_rng(seed))
+
+
+def read_variants(
+    variants: dict, llm, questions: Sequence, *, top_k: int = 5, subset: Sequence | None = None
+) -> tuple[dict, dict, dict]:
+    """The reader on every variant: TimeR4 reads all ``questions`` (Table 3), the other variants only
+    ``subset`` (Table 5; default all).  Returns the reader results, TimeR4's scores on ``questions`` and
+    every variant's scores on ``subset`` (TimeR4's taken from its own reads, no extra call)."""
+    subset = list(questions) if subset is None else list(subset)
+    quids = {q.quid for q in subset}
+    reads = {}
     for name, m in variants.items():
-        reads[name] = m.read(llm, questions, m.retrieve(questions), top_k=top_k, progress=True)
-        scores[name] = report.reader_scores(questions, reads[name])
-    return reads, scores
+        qs = list(questions) if name == "TimeR4" else subset
+        reads[name] = m.read(llm, qs, m.retrieve(qs), top_k=top_k, progress=True)
+    on_subset = {}
+    for name, results in reads.items():
+        qs = list(questions) if name == "TimeR4" else subset
+        keep = [i for i, q in enumerate(qs) if q.quid in quids]
+        on_subset[name] = report.reader_scores([qs[i] for i in keep], [results[i] for i in keep])
+    return reads, report.reader_scores(list(questions), reads["TimeR4"]), on_subset
 
 
 def recall_at(kg, variants: dict, questions: Sequence, k: int = 15) -> dict[str, np.ndarray]:
@@ -42,7 +60,9 @@ def recall_at(kg, variants: dict, questions: Sequence, k: int = 15) -> dict[str,
     }
 
 
-def number_of_facts(method, llm, kg, questions: Sequence, reader_questions: Sequence, ns: Sequence[int]):
+def number_of_facts(
+    method, llm, kg, questions: Sequence, reader_questions: Sequence, ns: Sequence[int], top_k: int = 5
+):
     """Fig. 3: answer recall@n on ``questions``, whole-output Hits@1 with n facts on ``reader_questions``."""
     deep = method.retrieve(questions, k=max(ns)).ids  # the reranked list is prefix-consistent
     recall = {
@@ -50,7 +70,7 @@ def number_of_facts(method, llm, kg, questions: Sequence, reader_questions: Sequ
     }
     hits = {}
     for n in ns:
-        results = method.read(llm, reader_questions, method.retrieve(reader_questions, k=n), top_k=10)
+        results = method.read(llm, reader_questions, method.retrieve(reader_questions, k=n), top_k=top_k)
         ok = [r.error is None for r in results]
         values = report.whole_output_hits(reader_questions, [r.raw_text for r in results])[
             np.array(ok, dtype=bool)
