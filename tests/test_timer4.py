@@ -13,7 +13,7 @@ from fakes import fake_llm
 
 from temporag.data.tkg import TemporalKG, day_number
 from temporag.methods import timer4
-from temporag.methods.timer4 import negatives, report, rerank, rewrite, store, train
+from temporag.methods.timer4 import negatives, released, report, rerank, rewrite, store, train
 from temporag.methods.timer4.rerank import TimeConstraint, phi_t, question_constraint, window_score
 from temporag.timeutil import TimeValue, parse_time
 
@@ -352,13 +352,13 @@ def test_rescore_released_outputs(tmp_path):
         {"prediction": "['Japan']", "ground_truth": "['China']"},
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\nnot json\n", encoding="utf-8")
-    got = report.rescore_released(path)
+    got = released.rescore(path)
     assert got["n"] == 3 and got["bad_lines"] == 1
     assert got["whole"] == pytest.approx(2 / 3) and got["lenient"] == pytest.approx(1 / 3)
     assert got["strict"] == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match="TimeR4 output"):
         (tmp_path / "empty.jsonl").write_text("{}\n")
-        report.rescore_released(tmp_path / "empty.jsonl")
+        released.rescore(tmp_path / "empty.jsonl")
 
 
 def test_method_arguments_fail_with_a_clear_message(small):
@@ -391,3 +391,15 @@ def test_reader_sft_export_writes_prompt_and_gold(kg, small, exact_parser, tmp_p
     assert messages[-1] == {"role": "assistant", "content": "['Kuwait', 'Iran']"}
     facts = method.evidence_lines(method.retrieve([Q()]).ids[0])
     assert len(facts) == 4 and all(f in messages[-2]["content"] for f in facts)
+
+
+def test_paper_vs_code_table_cites_both_commits_and_carries_measured_effects():
+    table = released.paper_vs_code({"rerank_off": "0.700 → 0.650 (-0.050)"})
+    assert {"aspect", "paper", "released code", "kit", "effect on recall@15 (kit)"} <= set(table.columns)
+    rerank = table[table.aspect == "Rerank"].iloc[0]
+    assert (
+        rerank["effect on recall@15 (kit)"] == "0.700 → 0.650 (-0.050)"
+        and "re_rank=False" in rerank["released code"]
+    )
+    code = " ".join(table["released code"])
+    assert "508cc02" in code and "be4d382" in code and "fine_tuned_retriever.py:54" in code
