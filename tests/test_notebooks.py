@@ -154,7 +154,37 @@ def _check_sar(data: dict) -> None:
     )
 
 
-CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa, "star_rag": _check_star_rag, "sar": _check_sar}
+def _check_timer4(data: dict) -> None:
+    # smoke: 96 training questions with a positive and three negatives each
+    assert _metric(data, "training/pairs") == 4 * data["parameters"]["train_examples"]
+    assert _metric(data, "fks/ivf_agreement@15") >= 0.9
+    for name in ("base model (before)", "fine-tuned (after)", "fine-tuned + rerank"):
+        assert 0.2 <= _metric(data, f"recall15/{name}") <= 1.0, name
+    ablations = ("TimeR4", "w/o fact retrieval", "w/o rewrite", "w/o temporal retrieval", "w/o rerank")
+    for name in ablations:
+        assert 0.0 <= _metric(data, f"table5/{name}/hits@1_whole") <= 1.0
+        assert 0.2 <= _metric(data, f"table5/{name}/recall@15") <= 1.0
+    for rule in ("strict", "lenient", "whole"):
+        assert 0.0 <= _metric(data, f"table3/{rule}/Overall") <= 1.0
+    recall_n = [_metric(data, f"fig3/recall@{n}") for n in data["parameters"]["fig3_ns"]]
+    assert recall_n == sorted(recall_n) and recall_n[-1] > 0  # more facts never recall less
+    switches = {k.split("/", 1)[1] for k in data["metrics"] if k.startswith("code_variants/")}
+    assert {"rerank_off", "window", "original_question", "code_loss", "released_pipeline"} <= switches
+    assert 0 < _metric(data, "latency/tks_p50_ms") < 1000
+    assert data["figures"][0] == "fig4_venn"  # the Venn grid comes first
+    assert {"recall15_before_after", "fig3_number_of_facts"} <= set(data["figures"])
+    assert {"paper_vs_released_code", "table3_multitq", "table5_ablations", "fig4_venn_regions"} <= set(
+        data["tables"]
+    )
+
+
+CHECKS = {
+    "00_tour": _check_tour,
+    "tecqa": _check_tecqa,
+    "star_rag": _check_star_rag,
+    "sar": _check_sar,
+    "timer4": _check_timer4,
+}
 
 #: parameters whose ``None`` is itself the meaning: no question file (the split is used), no endpoint
 #: (the embedded reader); any other ``null`` in results.json is a value the run resolved but did not record
