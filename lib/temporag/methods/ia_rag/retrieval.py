@@ -273,3 +273,22 @@ def chunk_vectors(chunks, encoder, window_tokens: int = 200) -> np.ndarray:
     out = np.zeros((len(chunks), vecs.shape[1]), dtype=np.float32)
     np.add.at(out, np.asarray(owner), vecs)
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
+def score_retrieval(method: Method, questions: Sequence, k: int) -> dict:
+    """LLM-free scores of a retrieval on every question: evidence recall (every gold answer contained in
+    the retrieved text, DyG-RAG's rule), evidence size in units and cl100k tokens, latency."""
+    from temporag.evaluate import evidence_recall
+    from temporag.llm import cl100k_count
+
+    retrieval = method.retrieve(questions, k, progress=False)
+    texts = ["\n".join(method.evidence_lines(ids)) for ids in retrieval.ids]
+    recall = evidence_recall(texts, [q.answers for q in questions])
+    tokens = np.array([cl100k_count(t) for t in texts], dtype=float)
+    return {
+        "retrieval": retrieval,
+        "recall": recall,
+        "tokens": tokens,
+        "units": retrieval.sizes(),
+        "latency_s": retrieval.latency_s,
+    }
