@@ -6,6 +6,7 @@ Fig. 4 (Allen-relation distributions, inverse pairs merged), Fig. 5 (one themati
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -119,10 +120,8 @@ def fig_tree(graph: EventGraph, forest: Forest, meu_id: int, width: int = 46):
             color = plots.PALETTE[1]
         else:
             u = graph.units[node]
-            text = u.sentence if len(u.sentence) <= width else u.sentence[: width - 1] + "…"
-            label = f"{u.span()}{' ~' if u.fuzzy else ''}\n" + "\n".join(
-                text[i : i + width // 2] for i in range(0, len(text), width // 2)
-            )
+            body = textwrap.shorten(u.sentence, width=width * 2, placeholder=" …")
+            label = f"{u.span()}{' ~' if u.fuzzy else ''}\n" + textwrap.fill(body, width // 2)
             color = plots.PALETTE[0]
         ax.text(
             x,
@@ -158,7 +157,7 @@ def fig_accuracy_tokens(points: pd.DataFrame, note: str = ""):
             textcoords="offset points",
         )
     ax.set_xscale("log")
-    ax.set_xlabel("input tokens per question (evidence, cl100k)")
+    ax.set_xlabel("reader prompt tokens per question")
     return plots._finish(fig, ax, "Fig. 3 · Accuracy vs. input tokens", "accuracy", note, legend=None)
 
 
