@@ -190,7 +190,11 @@ def type_distribution(labels: Mapping[str, Sequence[str]]) -> tuple[pd.DataFrame
                 **{k: paper("Table 10", ds, k, ds) for k in ("Explicit", "Relative", "Compositional")},
             }
         )
-    return pd.DataFrame(t9), pd.DataFrame(t10)
+    t9, t10 = pd.DataFrame(t9), pd.DataFrame(t10)
+    for frame in (t9, t10):
+        for col in frame.columns[2:]:
+            frame[col] = frame[col].astype("Int64")
+    return t9, t10
 
 
 def grid_table(
