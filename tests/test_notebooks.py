@@ -178,12 +178,37 @@ def _check_timer4(data: dict) -> None:
     )
 
 
+def _check_ia_rag(data: dict) -> None:
+    datasets = data["parameters"]["datasets"]
+    assert set(datasets) == {"TimeQA", "TempReason", "ComplexTR"}
+    for ds in datasets:
+        assert _metric(data, f"graph/{ds}/ieus") > 50
+        assert _metric(data, f"tightening/{ds}/narrowed") >= 0
+        assert data["metrics"][f"tightening/{ds}/narrowed"]["widened"] == 0  # Eq. 5 never widens
+        for method in ("IA-RAG", "Vanilla RAG (chunks, top-2)"):
+            assert 0.0 <= _metric(data, f"retrieval_recall/{ds}/{method}") <= 1.0
+        for row in ("IA-RAG", "Vanilla RAG"):
+            acc = _metric(data, f"table2/{ds}/{row}/accuracy")
+            rec = _metric(data, f"table2/{ds}/{row}/recall")
+            assert 0.0 <= acc <= rec <= 1.0
+        # w/o IA keeps only the seeds: the traversal can only add evidence
+        seeds = _metric(data, f"ablation/{ds}/w/o IA (tokens)")
+        assert seeds <= _metric(data, f"ablation/{ds}/IA-RAG (tokens)")
+    relations = [k for k in data["metrics"] if k.startswith("fig4/")]
+    assert len(relations) == 8 * len(datasets)
+    assert sum(_metric(data, k) for k in relations if "unbounded" not in k) > 0
+    assert {"table2", "table3_ablations", "table4_traversal", "table5_types", "table7_depth", "table8_meus",
+            "table9_types", "table10_groups", "fig4_allen"} <= set(data["tables"])
+    assert {"fig4_allen", "fig3_accuracy_tokens"} <= set(data["figures"])
+
+
 CHECKS = {
     "00_tour": _check_tour,
     "tecqa": _check_tecqa,
     "star_rag": _check_star_rag,
     "sar": _check_sar,
     "timer4": _check_timer4,
+    "ia_rag": _check_ia_rag,
 }
 
 #: parameters whose ``None`` is itself the meaning: no question file (the split is used), no endpoint
