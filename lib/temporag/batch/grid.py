@@ -116,10 +116,8 @@ def expand(
         where = f"grid file {path}, [[run]] block {number}" + (
             f" (line {lines[number - 1]})" if number <= len(lines) else ""
         )
-        jobs.update(
-            (str(j.parameters["output_dir"]), j)
-            for j in _block_jobs(block, where, root, available, notebook_dir, figures_dir, runs_dir)
-        )
+        for job in _block_jobs(block, where, root, available, notebook_dir, figures_dir, runs_dir):
+            jobs.setdefault(str(job.parameters["output_dir"]), job)  # a run listed twice runs once
     return [Job(**{**j.__dict__, "force": force, "kernel": kernel, "wait_s": wait_s}) for j in jobs.values()]
 
 
