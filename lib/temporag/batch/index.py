@@ -149,7 +149,7 @@ def notebook_html(notebook: Path) -> str:
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(
-        template_name="lab", extra_template_basedirs=[str(TEMPLATES)], template_file="offline.html.j2"
+        template_name="lab", extra_template_paths=[str(TEMPLATES)], template_file="offline.html.j2"
     )
     body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
     return body
