@@ -62,17 +62,17 @@ def _results(tmp_path: Path, prefix: str) -> dict:
 def test_a_grid_on_a_local_two_worker_cluster_shares_the_cache(tmp_path):
     with CountingEndpoint() as server:
         env = _env(tmp_path, server, tmp_path / "cache")
-        first = _reproduce(tmp_path, _grid(tmp_path, "abcd"), env, "--jobs", "2")
+        first = _reproduce(tmp_path, _grid(tmp_path, "abc"), env, "--jobs", "2")
         assert first.returncode == 0, first.stdout + first.stderr
-        assert "4 job(s), 2 at a time, dask engine" in first.stdout
+        assert "3 job(s), 2 at a time, dask engine" in first.stdout
         assert len(_workers_used(first.stdout)) == 2, first.stdout  # both workers ran jobs
-        assert re.search(r"\[\d/4 ask smoke prefix=a\] cell 4/4", first.stdout)
-        for prefix in "abcd":  # the same layout as a local run
+        assert re.search(r"\[\d/3 ask smoke prefix=a\] cell 4/4", first.stdout)
+        for prefix in "abc":  # the same layout as a local run
             assert _results(tmp_path, prefix)["metrics"]["ask/score"]["value"] == 1.0
-        assert dict(server.requests) == {f"{p}-{i}": 1 for p in "abcd" for i in range(3)}
-        again = _reproduce(tmp_path, _grid(tmp_path, "abcd"), env, "--jobs", "2")
-        assert again.returncode == 0 and again.stdout.count("] skipped") == 4, again.stdout
-        assert sum(server.requests.values()) == 12
+        assert dict(server.requests) == {f"{p}-{i}": 1 for p in "abc" for i in range(3)}
+        again = _reproduce(tmp_path, _grid(tmp_path, "abc"), env, "--jobs", "2")
+        assert again.returncode == 0 and again.stdout.count("] skipped") == 3, again.stdout
+        assert sum(server.requests.values()) == 9
 
 
 def _start(cmd: list[str], env: dict, log: Path) -> subprocess.Popen:
@@ -138,23 +138,23 @@ def test_workers_with_caches_of_their_own_send_llm_answers_back_and_get_them_bef
             with Client(address, timeout="60s") as client:
                 client.wait_for_workers(2, timeout=120)
 
-            grid_file = _grid(tmp_path, "abcd")
+            grid_file = _grid(tmp_path, "abc")
             args = ("--address", address, "--worker-cache", "local")
             first = _reproduce(tmp_path, grid_file, base, *args)
             assert first.returncode == 0, first.stdout + first.stderr
             assert len(_workers_used(first.stdout)) == 2, first.stdout
             worker_rows = [len(ResponseCache(tmp_path / f"cache-{w}" / "llm.sqlite")) for w in ("w1", "w2")]
-            assert sum(worker_rows) == 12 and min(worker_rows) > 0  # each worker answered some in its cache
+            assert sum(worker_rows) == 9 and min(worker_rows) > 0  # each worker answered some in its cache
             driver = ResponseCache(tmp_path / "driver-cache" / "llm.sqlite")
-            assert len(driver) == 12  # ... and every answer came back to the driver's cache
+            assert len(driver) == 9  # ... and every answer came back to the driver's cache
 
             # run everything again on the cluster: the driver first gives each worker the answers it lacks
             forced = _reproduce(tmp_path, grid_file, base, *args, "--force")
             assert forced.returncode == 0, forced.stdout + forced.stderr
-            assert forced.stdout.count("] ok") == 4
-            assert sum(server.requests.values()) == 12  # not one LLM call repeated
+            assert forced.stdout.count("] ok") == 3
+            assert sum(server.requests.values()) == 9  # not one LLM call repeated
             for w in ("w1", "w2"):
-                assert len(ResponseCache(tmp_path / f"cache-{w}" / "llm.sqlite")) == 12
+                assert len(ResponseCache(tmp_path / f"cache-{w}" / "llm.sqlite")) == 9
         finally:
             for proc in reversed(procs):
                 proc.terminate()
