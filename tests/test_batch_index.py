@@ -99,6 +99,7 @@ def test_index_lists_every_run_with_status_duration_reader_and_numbers(site):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_index_works_offline_in_a_headless_browser(site):
     page_file, _ = site
     errors: list[str] = []

@@ -52,9 +52,18 @@ def _cmd_reproduce(args) -> int:
         jobs = batch.plan(names, args.profile or "smoke", dict(args.param or []), **where, **options)
     how = f"{args.engine} engine" + (f" at {args.address}" if args.address else "")
     print(f"{len(jobs)} job(s), {args.jobs} at a time, {how}", flush=True)
-    outcomes = batch.run(
-        jobs, engine=args.engine, n_jobs=args.jobs, address=args.address, worker_cache=args.worker_cache
-    )
+    try:
+        outcomes = batch.run(
+            jobs, engine=args.engine, n_jobs=args.jobs, address=args.address, worker_cache=args.worker_cache
+        )
+    except ImportError as exc:
+        if exc.name not in ("dask", "distributed"):
+            raise
+        print(f"the {args.engine} engine needs {exc.name}: pip install -e '.[batch]'", file=sys.stderr)
+        return 2
+    except (OSError, TimeoutError) as exc:  # a scheduler that cannot be reached
+        print(f"cannot reach the Dask scheduler at {args.address}: {exc}", file=sys.stderr)
+        return 2
     print()
     print(runner.summary(outcomes))
     failed = [o.name for o in outcomes if o.status == "failed"]

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,6 @@ class Job:
     force: bool = False
     kernel: str | None = None
     wait_s: float = 0.0
-    env: dict[str, str] = field(default_factory=dict)  # extra environment of the child (e.g. its cache)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -78,14 +77,14 @@ def label_for(notebook: str, parameters: dict[str, Any], varying: list[str] | No
     return " ".join(x for x in (notebook, str(parameters.get("profile", "smoke")), shown) if x)
 
 
-def child_env(job: Job) -> dict[str, str]:
-    """The child's environment: this one, the job's additions, and this checkout's ``lib`` first on the
-    path so the child imports the same temporag as its parent."""
+def child_env() -> dict[str, str]:
+    """The child's environment: this one, with this checkout's ``lib`` first on the path so the child
+    imports the same temporag as its parent."""
     import temporag
 
     lib = str(Path(temporag.__file__).resolve().parents[1])
     path = os.environ.get("PYTHONPATH", "")
-    env = {**os.environ, **job.env}
+    env = dict(os.environ)
     env["PYTHONPATH"] = lib + (os.pathsep + path if path else "")
     env["PYTHONUNBUFFERED"] = "1"
     return env
@@ -101,7 +100,7 @@ def run_in_child(job: Job, log_file: Path, on_event: OnEvent | None = None) -> R
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
-            env=child_env(job),
+            env=child_env(),
             text=True,
         )
         assert proc.stdin is not None and proc.stdout is not None
