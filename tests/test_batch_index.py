@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -15,7 +16,8 @@ from fakes import CountingEndpoint
 from temporag.batch.index import build_index, headline, reader_model
 from temporag.runner import run_notebook
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "batch"
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "batch"
 
 
 def test_headline_and_reader_come_from_results_json():
@@ -67,6 +69,10 @@ def site(tmp_path_factory):
             ),
         ]
     assert [o.status for o in outcomes] == ["ok", "ok", "failed"]
+    committed = tmp / "figures" / "star_rag"  # as git keeps a committed run: numbers, no executed notebook
+    committed.mkdir(parents=True)
+    for name in ("results.json", "tables.md"):
+        shutil.copyfile(REPO / "figures" / "star_rag" / name, committed / name)
     page = build_index(tmp / "runs" / "index", figures_dir=tmp / "figures", runs_dir=tmp / "runs")
     return page, outcomes
 
@@ -89,6 +95,13 @@ def test_index_lists_every_run_with_status_duration_reader_and_numbers(site):
     assert [float(r[4]) for r in rows[:2]] == [round(outcomes[1].seconds, 1), round(outcomes[0].seconds, 1)]
     assert html.unescape(rows[0][6]) == "ask/score: kit 1.000 · paper 0.500"
     assert "this run was asked to fail" in text  # the failed run's error, in its section
+    # the committed run: listed with its real numbers beside the paper's, without a notebook link
+    assert re.search(
+        r"<tr><td>star_rag</td><td><code>figures/star_rag</code></td><td>paper</td>"
+        r"<td class='results'>results only</td><td class='num'></td><td>SmolLM2-135M-Instruct.Q4_1</td>"
+        r"<td class='small'>table2/MultiTQ/STAR-RAG-no-rule/hits@1: kit 0.115 · paper 0.183<br>",
+        html.unescape(text),
+    ), text
     assert "http://" not in text and "https://" not in text
     for link, *_ in rows:
         notebook_page = page.parent / link
@@ -106,7 +119,7 @@ def test_index_works_offline_in_a_headless_browser(site):
     with browser_page(errors) as page:
         page.goto(page_file.as_uri())
         assert page.title() == "temporag runs"
-        assert page.locator("table").first.locator("tr").count() == 4  # header + 3 runs
+        assert page.locator("table").first.locator("tr").count() == 5  # header + 4 runs
         hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
         assert len(hrefs) >= 9
         anchors = set(page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))

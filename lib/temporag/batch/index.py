@@ -27,6 +27,7 @@ from typing import Any
 from temporag.outputs import FIGURES_DIR, RUNS_DIR
 
 TEMPLATES = Path(__file__).with_name("templates")
+RESULTS_ONLY = "results only"  # e.g. a committed run in figures/: git keeps its numbers, not its notebook
 
 
 @dataclass
@@ -34,7 +35,8 @@ class RunEntry:
     """One executed notebook found on disk, with what the index shows of it."""
 
     folder: Path
-    notebook: Path
+    name: str
+    notebook: Path | None  # None: the folder holds results but no executed notebook (a committed run)
     status: str
     seconds: float | None = None
     finished: str = ""
@@ -93,15 +95,18 @@ def reader_model(results: dict) -> str:
 
 def _entry(folder: Path, status_if_unstamped: str) -> RunEntry | None:
     notebooks = sorted(folder.glob("*.ipynb"))
-    if not notebooks:
-        return None
     stamp = _read_json(folder / "_run.json")
     results = _read_json(folder / "results.json")
+    if not notebooks and not results:
+        return None
+    if not stamp and not notebooks:
+        status_if_unstamped = RESULTS_ONLY
     status = str(stamp.get("status") or ("ok" if stamp else status_if_unstamped))
     parameters = stamp.get("parameters") or results.get("parameters") or {}
     return RunEntry(
         folder=folder,
-        notebook=notebooks[0],
+        name=notebooks[0].stem if notebooks else str(results.get("notebook") or folder.name),
+        notebook=notebooks[0] if notebooks else None,
         status=status,
         seconds=_number(stamp.get("seconds")),
         finished=str(stamp.get("finished") or results.get("created") or ""),
@@ -114,8 +119,9 @@ def _entry(folder: Path, status_if_unstamped: str) -> RunEntry | None:
 
 
 def find_runs(roots: list[Path]) -> list[RunEntry]:
-    """Run folders under ``roots``: a folder holding an executed notebook (``*.ipynb``) with its
-    ``results.json`` or run stamp; a failed run's ``.<name>.failed/`` folder counts as failed."""
+    """Run folders under ``roots``: a folder holding a ``results.json`` or a run stamp, with its executed
+    notebook if it has one (a committed run in ``figures/`` has none in git: it is listed as "results
+    only"); a failed run's ``.<name>.failed/`` folder counts as failed."""
     seen: set[Path] = set()
     entries = []
     for root in roots:
@@ -163,7 +169,7 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.5em; text-align: left;
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .ok { color: #11772d; font-weight: 600; } .failed { color: #b3261e; font-weight: 600; }
-.unstamped { color: #8a6d00; font-weight: 600; }
+.unstamped, .results { color: #8a6d00; font-weight: 600; }
 code, .small { font-size: 12px; } .muted { color: #666; }
 h2 { margin-top: 2em; border-top: 1px solid #ccc; padding-top: 1em; }
 """
@@ -185,10 +191,11 @@ def _summary_row(e: RunEntry, base: Path) -> str:
         where = e.folder.resolve().relative_to(base.resolve())
     except ValueError:
         where = e.folder
+    name = f"<a href='{e.slug}/{esc(e.name)}.html'>{esc(e.name)}</a>" if e.notebook else esc(e.name)
     return (
-        f"<tr><td><a href='{e.slug}/{esc(e.notebook.stem)}.html'>{esc(e.notebook.stem)}</a></td>"
+        f"<tr><td>{name}</td>"
         f"<td><code>{esc(str(where))}</code></td><td>{esc(e.profile)}</td>"
-        f"<td class='{esc(e.status)}'>{esc(e.status)}</td>"
+        f"<td class='{esc(e.status.split()[0])}'>{esc(e.status)}</td>"
         f"<td class='num'>{'' if e.seconds is None else f'{e.seconds:,.1f} s'}</td>"
         f"<td>{esc(e.reader)}</td><td class='small'>{shown}{more}</td>"
         f"<td><a href='#{e.slug}'>details</a></td></tr>"
@@ -211,7 +218,7 @@ def _detail(e: RunEntry) -> str:
         if rows
         else "<p class='muted'>No metric of this run was recorded with a paper value.</p>"
     )
-    links = [f"<a href='{e.slug}/{esc(e.notebook.stem)}.html'>executed notebook</a>"]
+    links = [f"<a href='{e.slug}/{esc(e.name)}.html'>executed notebook</a>"] if e.notebook else []
     links += [
         f"<a href='{e.slug}/{n}'>{n}</a>" for n in ("results.json", "tables.md") if (e.folder / n).exists()
     ]
@@ -221,8 +228,8 @@ def _detail(e: RunEntry) -> str:
     if e.note:
         extra += f"<p class='small'>note: {esc(e.note)}</p>"
     return (
-        f"<h2 id='{e.slug}'>{esc(e.notebook.stem)} <span class='muted small'>{esc(e.slug)}</span></h2>"
-        f"<p>status <span class='{esc(e.status)}'>{esc(e.status)}</span> · "
+        f"<h2 id='{e.slug}'>{esc(e.name)} <span class='muted small'>{esc(e.slug)}</span></h2>"
+        f"<p>status <span class='{esc(e.status.split()[0])}'>{esc(e.status)}</span> · "
         f"finished {esc(e.finished) or '—'} · "
         f"reader {esc(e.reader) or '—'} · {' · '.join(links)}</p>{extra}{table}"
     )
@@ -245,7 +252,8 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
         e.slug = slug
         folder = staging / slug
         folder.mkdir()
-        (folder / f"{e.notebook.stem}.html").write_text(notebook_html(e.notebook), encoding="utf-8")
+        if e.notebook is not None:
+            (folder / f"{e.name}.html").write_text(notebook_html(e.notebook), encoding="utf-8")
         for name in ("results.json", "tables.md"):
             if (e.folder / name).exists():
                 shutil.copyfile(e.folder / name, folder / name)
