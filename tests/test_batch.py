@@ -326,3 +326,39 @@ def test_a_batch_killed_half_way_resumes_without_rerunning_or_repeating_llm_call
         f"{sum(server.answered.values()) - sum(before.values())} after; "
         f"requests {sum(server.requests.values())}"
     )
+
+
+def _rule_graph_in_child(cache_file: str, built, out_file: str) -> None:
+    import types
+
+    from temporag.methods.star_rag import graph
+
+    def slow_build(kg, params, progress=False):
+        with built.get_lock():
+            built.value += 1
+        time.sleep(1.0)  # the other run arrives while this one builds
+        return types.SimpleNamespace(edges=[1, 2, 3], timings={})
+
+    graph.graph_cache_path = lambda kg, params=None: Path(cache_file)
+    graph.build_rule_graph = slow_build
+    rule_graph = graph.load_or_build(kg=None)
+    Path(out_file).write_text(json.dumps([rule_graph.edges, rule_graph.timings["loaded_from_cache"]]))
+
+
+def test_two_runs_needing_the_same_rule_graph_build_it_once(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    built = ctx.Value("i", 0)
+    cache_file = tmp_path / "cache" / "star_rag" / "graph.pkl"
+    cache_file.parent.mkdir(parents=True)
+    children = [
+        ctx.Process(target=_rule_graph_in_child, args=(str(cache_file), built, str(tmp_path / f"{i}.json")))
+        for i in range(2)
+    ]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(60)
+        assert child.exitcode == 0
+    assert built.value == 1  # one run built it, the other waited on its build lock and loaded it
+    results = sorted(json.loads((tmp_path / f"{i}.json").read_text()) for i in range(2))
+    assert results == [[[1, 2, 3], 0.0], [[1, 2, 3], 1.0]]
