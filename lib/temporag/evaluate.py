@@ -253,6 +253,10 @@ def hits_at_k(
     return out
 
 
+#: the MultiTQ Table-1 columns every paper's reader table uses, in printed order
+TABLE1_GROUPS = ("Overall", "Single", "Multiple", "Entity", "Time")
+
+
 def table1_masks(questions: Sequence) -> dict[str, np.ndarray]:
     """Overall / Single / Multiple / Entity / Time question masks (MultiTQ Table-1 columns)."""
     return {
