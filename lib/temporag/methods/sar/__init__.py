@@ -195,10 +195,8 @@ class NaiveRAG(Method):
         self.res = resources or Resources(kg, encoder)
 
     def retrieve(self, questions: Sequence, k: int, *, progress: bool = True) -> Retrieval:
-        retriever = self.res.semantic
-        texts = [q.question for q in questions]
-        ranked, latency = retriever.retrieve(texts, k=k, progress=progress)
-        return Retrieval(ranked, latency, evidence=self.evidence)
+        found = self.res.semantic.retrieve(questions, k, progress=progress)
+        return Retrieval(found.ids, found.latency_s, evidence=self.evidence)
 
     def evidence_lines(self, ids: Sequence[int]) -> list[str]:
         return self.kg.verbalise_many(ids)
