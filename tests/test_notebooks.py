@@ -214,7 +214,10 @@ CHECKS = {
 #: parameters whose ``None`` is itself the meaning: no question file (the split is used), no endpoint
 #: (the embedded reader); any other ``null`` in results.json is a value the run resolved but did not record
 NULL_MEANS_SOMETHING = {"questions_file", "llm_base_url"}
-NULL_MEANS_SOMETHING_IN = {"tecqa": {"reader_facts"}}  # None: the reader sees the whole chain
+NULL_MEANS_SOMETHING_IN = {
+    "tecqa": {"reader_facts"},  # None: the reader sees the whole chain
+    "ia_rag": {"K1"},  # None: the paper's per-data-set number of MEUs
+}
 
 
 def _check_no_unrecorded_parameters(name: str, data: dict) -> None:
