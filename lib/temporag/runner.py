@@ -145,13 +145,8 @@ def run_notebook(
 ) -> RunOutcome:
     """Execute one notebook into its output folder (staged, published only when it finished).
     ``on_cell(done, total, seconds)`` is called after each code cell (a batch's progress lines)."""
-    source = notebook_dir / f"{name}.ipynb"
-    parameters = _absolute_questions(parameters)
     try:
-        declared = outputs.declared_parameters(source)
-        check_names(parameters, declared, name)
-        check(**parameters)
-        out_dir = resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+        source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except ParameterError as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
@@ -163,11 +158,20 @@ def run_notebook(
         return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
 
 
-def _absolute_questions(parameters: dict) -> dict:
-    """The kernel runs in notebooks/: pass a question file as the user meant it (relative to here)."""
-    if not parameters.get("questions_file"):
-        return parameters
-    return {**parameters, "questions_file": str(Path(parameters["questions_file"]).expanduser().resolve())}
+def _prepare(
+    name: str, parameters: dict, notebook_dir: Path, figures_dir: Path, runs_dir: Path
+) -> tuple[Path, dict, Path]:
+    """(notebook, checked parameters, output folder) of a run; :class:`ParameterError` before any kernel
+    starts for a name the notebook does not declare or a value out of range.  The kernel runs in
+    notebooks/, so a question file is passed as the user meant it (relative to here)."""
+    source = notebook_dir / f"{name}.ipynb"
+    if parameters.get("questions_file"):
+        questions = str(Path(parameters["questions_file"]).expanduser().resolve())
+        parameters = {**parameters, "questions_file": questions}
+    declared = outputs.declared_parameters(source)
+    check_names(parameters, declared, name)
+    check(**parameters)
+    return source, parameters, resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
 
 
 def current_run(
@@ -182,13 +186,8 @@ def current_run(
     (also for parameters the runner would refuse).  A read-only look without the folder's lock, so a
     batch need not start a process for a job that has nothing to do; :func:`run_notebook` decides again
     under the lock."""
-    source = notebook_dir / f"{name}.ipynb"
-    parameters = _absolute_questions(parameters)
     try:
-        declared = outputs.declared_parameters(source)
-        check_names(parameters, declared, name)
-        check(**parameters)
-        out_dir = resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+        source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except (ParameterError, OSError, ValueError):
         return None
     executed = f"{name}.ipynb"
