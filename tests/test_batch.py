@@ -12,7 +12,6 @@ import json
 import multiprocessing
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -254,14 +253,41 @@ def test_parallel_jobs_share_the_llm_cache_and_report_progress_per_job(tmp_path)
 # -- kill and resume -------------------------------------------------------------------------------------
 
 
-def _kill_tree(proc: subprocess.Popen, pid_dir: Path) -> None:
-    os.killpg(proc.pid, signal.SIGKILL)  # the batch and its job processes (one process group) ...
-    proc.wait(30)
-    for pid_file in pid_dir.glob("*.pid"):  # ... and the kernels (each in a session of its own)
+def _kill_batch(proc: subprocess.Popen, pid_dir: Path) -> list[str]:
+    """SIGKILL the batch process alone (as `kill -9 PID` does) and give its job processes and their kernels
+    30 s to notice and go by themselves; returns what was still alive then (killed anyway)."""
+    import psutil
+
+    jobs = psutil.Process(proc.pid).children(recursive=True)
+    kernels = []
+    for pid_file in pid_dir.glob("*.pid"):  # kernels of finished jobs are gone already
         try:
-            os.kill(int(pid_file.read_text()), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
+            kernels.append(psutil.Process(int(pid_file.read_text())))
+        except (psutil.NoSuchProcess, ValueError):
             pass
+    proc.kill()
+    proc.wait(30)
+    deadline = time.monotonic() + 30
+    alive = jobs + kernels
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.5)
+        alive = [p for p in alive if _running(p)]
+    described = [f"{p.pid} {p.name()}" for p in alive if _running(p)]
+    for p in alive:
+        try:
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    return described
+
+
+def _running(process) -> bool:
+    import psutil
+
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 @pytest.mark.slow
@@ -276,18 +302,15 @@ def test_a_batch_killed_half_way_resumes_without_rerunning_or_repeating_llm_call
         env = _env(tmp_path, server, TEST_PID_DIR=str(pid_dir))
         log = open(tmp_path / "first.log", "w")
         proc = subprocess.Popen(
-            _reproduce_cmd(path, tmp_path, "--jobs", "2"),
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            _reproduce_cmd(path, tmp_path, "--jobs", "2"), env=env, stdout=log, stderr=subprocess.STDOUT
         )
         try:
             # jobs a and b run first (two at a time); c's second question is held: kill the batch there
             assert server.held.wait(240), (tmp_path / "first.log").read_text()
         finally:
-            _kill_tree(proc, pid_dir)
+            orphans = _kill_batch(proc, pid_dir)
             log.close()
+        assert orphans == []  # job processes and kernels went with the batch
         root = tmp_path / "runs" / "grid" / "kill" / "ask"
         finished = {
             p.name: json.loads((p / "_run.json").read_text())["finished"]

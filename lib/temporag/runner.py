@@ -145,17 +145,8 @@ def run_notebook(
 ) -> RunOutcome:
     """Execute one notebook into its output folder (staged, published only when it finished).
     ``on_cell(done, total, seconds)`` is called after each code cell (a batch's progress lines)."""
-    source = notebook_dir / f"{name}.ipynb"
-    if parameters.get("questions_file"):  # the kernel runs in notebooks/: pass the file as the user meant it
-        parameters = {
-            **parameters,
-            "questions_file": str(Path(parameters["questions_file"]).expanduser().resolve()),
-        }
     try:
-        declared = outputs.declared_parameters(source)
-        check_names(parameters, declared, name)
-        check(**parameters)
-        out_dir = resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+        source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except ParameterError as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
@@ -165,6 +156,44 @@ def run_notebook(
     except outputs.OutputLocked as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
+
+
+def _prepare(
+    name: str, parameters: dict, notebook_dir: Path, figures_dir: Path, runs_dir: Path
+) -> tuple[Path, dict, Path]:
+    """(notebook, checked parameters, output folder) of a run; :class:`ParameterError` before any kernel
+    starts for a name the notebook does not declare or a value out of range.  The kernel runs in
+    notebooks/, so a question file is passed as the user meant it (relative to here)."""
+    source = notebook_dir / f"{name}.ipynb"
+    if parameters.get("questions_file"):
+        questions = str(Path(parameters["questions_file"]).expanduser().resolve())
+        parameters = {**parameters, "questions_file": questions}
+    declared = outputs.declared_parameters(source)
+    check_names(parameters, declared, name)
+    check(**parameters)
+    return source, parameters, resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+
+
+def current_run(
+    name: str,
+    parameters: dict,
+    *,
+    notebook_dir: Path = NOTEBOOK_DIR,
+    figures_dir: Path = FIGURES_DIR,
+    runs_dir: Path = RUNS_DIR,
+) -> RunOutcome | None:
+    """The "skipped" outcome when the notebook's folder already holds a complete, current run, else None
+    (also for parameters the runner would refuse).  A read-only look without the folder's lock, so a
+    batch need not start a process for a job that has nothing to do; :func:`run_notebook` decides again
+    under the lock."""
+    try:
+        source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
+    except (ParameterError, OSError, ValueError):
+        return None
+    executed = f"{name}.ipynb"
+    if _is_current(out_dir, executed, fingerprint(source, {**parameters, "output_dir": str(out_dir)})):
+        return RunOutcome(name, "skipped", 0.0, out_dir / executed, output_dir=out_dir)
+    return None
 
 
 def _run_locked(

@@ -178,12 +178,16 @@ def run_dask(
         if worker_cache == "local":
             for worker, n in seed_workers(client, cache_dir).items():
                 log.info("gave %d cached LLM responses to %s", n, worker)
+        outcomes: list[RunOutcome | None] = [None if job.force else job.current() for job in jobs]
+        for i, outcome in enumerate(outcomes):
+            if outcome is not None:  # current here already: no task for it
+                report(printer, i, jobs[i], outcome)
         tag = f"{os.getpid()}-{time.time_ns()}"
         futures = {
             client.submit(execute, job.to_json(), i, worker_cache, key=f"temporag-{i}-{tag}", pure=False): i
             for i, job in enumerate(jobs)
+            if outcomes[i] is None
         }
-        outcomes: list[RunOutcome | None] = [None] * len(jobs)
         for future in as_completed(futures):
             i = futures[future]
             try:

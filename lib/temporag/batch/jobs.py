@@ -53,6 +53,19 @@ class Job:
     def from_json(cls, text: str) -> Job:
         return cls(**json.loads(text))
 
+    def current(self) -> RunOutcome | None:
+        """The "skipped" outcome when the job's folder already holds a current run (see
+        :func:`temporag.runner.current_run`), else None."""
+        from temporag.runner import current_run
+
+        return current_run(
+            self.notebook,
+            dict(self.parameters),
+            notebook_dir=Path(self.notebook_dir),
+            figures_dir=Path(self.figures_dir),
+            runs_dir=Path(self.runs_dir),
+        )
+
     def run_here(self, on_cell: Callable[[int, int, float], None] | None = None) -> RunOutcome:
         """Run the job in this process (what the child does; also the sequential ``--jobs 1`` path)."""
         from temporag.runner import run_notebook

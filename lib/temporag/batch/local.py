@@ -34,6 +34,10 @@ def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
 
 
 def run_one(job: Job, index: int, printer: Printer, in_process: bool) -> RunOutcome:
+    current = None if job.force else job.current()
+    if current is not None:  # nothing to do: no process started for it
+        report(printer, index, job, current)
+        return current
     printer.line(index, job.label, "started")
     on_cell = lambda done, of, s: printer.cell(index, job.label, done, of, s)
     if in_process:
