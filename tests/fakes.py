@@ -52,3 +52,80 @@ def fake_llm(reply: str | Callable[[str], str] = "['unknown']", **kwargs):
     from temporag.llm import LLM
 
     return LLM(backend=ScriptedBackend(reply, **kwargs), cache=False, retry_base_delay=0.001)
+
+
+class CountingEndpoint:
+    """A fake OpenAI-compatible server on 127.0.0.1 that answers ``answer to <prompt>`` and counts, per
+    prompt, the requests it received and the answers it delivered.  A request for ``hold`` is not answered
+    until ``release`` is set (``held`` is set when it arrives): a test kills a batch while a call is in
+    flight.  ``with CountingEndpoint() as server:`` serves on ``server.url`` (an /v1 root)."""
+
+    def __init__(self, hold: str | None = None) -> None:
+        import json
+        import threading
+        from collections import Counter
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.hold = hold
+        self.held, self.release = threading.Event(), threading.Event()
+        self.requests: Counter[str] = Counter()
+        self.answered: Counter[str] = Counter()
+        lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, payload: dict) -> bool:
+                body = json.dumps(payload).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return True
+                except OSError:  # the caller died (a killed batch)
+                    return False
+
+            def do_GET(self):
+                self._send({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                prompt = body["messages"][-1]["content"]
+                with lock:
+                    server.requests[prompt] += 1
+                if prompt == server.hold and not server.release.is_set():
+                    server.held.set()
+                    server.release.wait(120)
+                    return  # never answered: its caller was killed meanwhile
+                message = {"role": "assistant", "content": f"answer to {prompt}"}
+                reply = {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body.get("model", "fake-model"),
+                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+                }
+                if self._send(reply):
+                    with lock:
+                        server.answered[prompt] += 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def __enter__(self) -> CountingEndpoint:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -116,12 +116,108 @@ def _check_star_rag(data: dict) -> None:
     )
 
 
-CHECKS = {"00_tour": _check_tour, "tecqa": _check_tecqa, "star_rag": _check_star_rag}
+def _check_sar(data: dict) -> None:
+    n = len(data["predictions"]["sar_offline"])
+    assert n == data["parameters"]["sample_size"] == 40
+    # the offline agent (no LLM): templates read right, evidence holding the answer, answers from it
+    assert _metric(data, "offline/template_accuracy") >= 0.9
+    assert 0.8 <= _metric(data, "offline/evidence_answer_recall") <= 1.0
+    assert 10 <= _metric(data, "offline/evidence_facts_mean") <= 60
+    assert 0.6 <= _metric(data, "table1/SAR/offline/Overall") <= 1.0
+    assert _metric(data, "table1/SAR/offline/Overall") > _metric(data, "table1/ReAct RAG/offline/Overall")
+    assert _metric(data, "table1/SAR/offline/Overall") > _metric(data, "table1/Naive RAG/offline/Overall")
+    assert data["metrics"]["table1/SAR/llm/Overall"]["paper"] == 0.782
+    recall = {k.split("/", 1)[1]: _metric(data, k) for k in data["metrics"] if k.startswith("recall/")}
+    sar_recall = next(v for k, v in recall.items() if k.startswith("SAR SEARCH"))
+    assert sar_recall > recall["semantic top-15"], recall
+    # Fig. 3 and 4: five K values, recall grows with K; five N values
+    k_recall = [_metric(data, f"fig3/K={k}/search_recall") for k in (5, 10, 15, 20, 30)]
+    assert k_recall[-1] >= k_recall[0] and all(0 < r <= 1 for r in k_recall)
+    assert all(0 <= _metric(data, f"fig4/offline/N={n}") <= 1 for n in range(5))
+    # the LLM agents ran on the balanced sample: SAR, w/o Decompose, ReAct RAG, Naive RAG per question
+    agents = data["predictions"]["llm_agents"]
+    assert len(agents) == 4 * _metric(data, "protocol/agent_sample") == 8
+    assert all(a["llm_calls"] >= 1 for a in agents)
+    assert _metric(data, "llm/calls_per_question") >= 2  # a turn and one more call (decomp / verify)
+    assert 0 < _metric(data, "latency/search_p50_ms") < 500
+    assert {
+        "table1_multitq",
+        "table2_ablations",
+        "fig3_k_sweep",
+        "fig4_n_sweep",
+        "cost_per_question",
+        "search_recall_by_qtype",
+        "headline",
+    } <= set(data["tables"])
+    assert {"table1_multitq", "fig3_k_sensitivity", "fig4_n_sensitivity", "search_recall_by_qtype"} <= set(
+        data["figures"]
+    )
+
+
+def _check_timer4(data: dict) -> None:
+    # smoke: 96 training questions with a positive and three negatives each
+    assert _metric(data, "training/pairs") == 4 * data["parameters"]["train_examples"]
+    assert _metric(data, "fks/ivf_agreement@15") >= 0.9
+    for name in ("base model (before)", "fine-tuned (after)", "fine-tuned + rerank"):
+        assert 0.2 <= _metric(data, f"recall15/{name}") <= 1.0, name
+    ablations = ("TimeR4", "w/o fact retrieval", "w/o rewrite", "w/o temporal retrieval", "w/o rerank")
+    for name in ablations:
+        assert 0.0 <= _metric(data, f"table5/{name}/hits@1_whole") <= 1.0
+        assert 0.2 <= _metric(data, f"table5/{name}/recall@15") <= 1.0
+    for rule in ("strict", "lenient", "whole"):
+        assert 0.0 <= _metric(data, f"table3/{rule}/Overall") <= 1.0
+    recall_n = [_metric(data, f"fig3/recall@{n}") for n in data["parameters"]["fig3_ns"]]
+    assert recall_n == sorted(recall_n) and recall_n[-1] > 0  # more facts never recall less
+    switches = {k.split("/", 1)[1] for k in data["metrics"] if k.startswith("code_variants/")}
+    assert {"rerank_off", "window", "original_question", "code_loss", "released_pipeline"} <= switches
+    assert 0 < _metric(data, "latency/tks_p50_ms") < 1000
+    assert data["figures"][0] == "fig4_venn"  # the Venn grid comes first
+    assert {"recall15_before_after", "fig3_number_of_facts"} <= set(data["figures"])
+    assert {"paper_vs_released_code", "table3_multitq", "table5_ablations", "fig4_venn_regions"} <= set(
+        data["tables"]
+    )
+
+
+def _check_ia_rag(data: dict) -> None:
+    datasets = data["parameters"]["datasets"]
+    assert set(datasets) == {"TimeQA", "TempReason", "ComplexTR"}
+    for ds in datasets:
+        assert _metric(data, f"graph/{ds}/ieus") > 50
+        assert _metric(data, f"tightening/{ds}/narrowed") >= 0
+        assert data["metrics"][f"tightening/{ds}/narrowed"]["widened"] == 0  # Eq. 5 never widens
+        for method in ("IA-RAG", "Vanilla RAG (chunks, top-2)"):
+            assert 0.0 <= _metric(data, f"retrieval_recall/{ds}/{method}") <= 1.0
+        for row in ("IA-RAG", "Vanilla RAG"):
+            acc = _metric(data, f"table2/{ds}/{row}/accuracy")
+            rec = _metric(data, f"table2/{ds}/{row}/recall")
+            assert 0.0 <= acc <= rec <= 1.0
+        # w/o IA keeps only the seeds: the traversal can only add evidence
+        seeds = _metric(data, f"ablation/{ds}/w/o IA (tokens)")
+        assert seeds <= _metric(data, f"ablation/{ds}/IA-RAG (tokens)")
+    relations = [k for k in data["metrics"] if k.startswith("fig4/")]
+    assert len(relations) == 8 * len(datasets)
+    assert sum(_metric(data, k) for k in relations if "unbounded" not in k) > 0
+    assert {"table2", "table3_ablations", "table4_traversal", "table5_types", "table7_depth", "table8_meus",
+            "table9_types", "table10_groups", "fig4_allen"} <= set(data["tables"])
+    assert {"fig4_allen", "fig3_accuracy_tokens"} <= set(data["figures"])
+
+
+CHECKS = {
+    "00_tour": _check_tour,
+    "tecqa": _check_tecqa,
+    "star_rag": _check_star_rag,
+    "sar": _check_sar,
+    "timer4": _check_timer4,
+    "ia_rag": _check_ia_rag,
+}
 
 #: parameters whose ``None`` is itself the meaning: no question file (the split is used), no endpoint
 #: (the embedded reader); any other ``null`` in results.json is a value the run resolved but did not record
 NULL_MEANS_SOMETHING = {"questions_file", "llm_base_url"}
-NULL_MEANS_SOMETHING_IN = {"tecqa": {"reader_facts"}}  # None: the reader sees the whole chain
+NULL_MEANS_SOMETHING_IN = {
+    "tecqa": {"reader_facts"},  # None: the reader sees the whole chain
+    "ia_rag": {"K1"},  # None: the paper's per-data-set number of MEUs
+}
 
 
 def _check_no_unrecorded_parameters(name: str, data: dict) -> None:

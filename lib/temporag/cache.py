@@ -21,7 +21,8 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,57 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
         if tmp_path.exists():
             tmp_path.unlink()
     return path
+
+
+# -- one builder per entry --------------------------------------------------------------------------
+
+
+@contextmanager
+def exclusive(lock_file: str | Path, *, block: bool = True) -> Iterator[bool]:
+    """An exclusive ``flock`` on ``lock_file`` for the ``with`` block.
+
+    Yields True once held; with ``block=False`` yields False at once when another process holds it (the
+    block then runs without the lock: check the flag).  The kernel releases a ``flock`` when its holder
+    dies, so a killed run never blocks the next one; the lock file is removed on release (a waiter that
+    locked the removed file notices and locks the new one), so no lock files pile up beside entries.
+    """
+    import fcntl
+
+    lock_file = Path(lock_file)
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(lock_file, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(fd)
+            yield False
+            return
+        try:
+            current = os.stat(lock_file).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            current = False
+        if current:
+            break
+        os.close(fd)
+    try:
+        yield True
+    finally:
+        try:
+            os.unlink(lock_file)
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def building(path: str | Path, *, block: bool = True):
+    """The build lock of one cache entry: an expensive entry (an embedding chunk, a rule graph) that
+    several runs need at once is built by one of them while the others wait, then load it — built
+    once, never twice and never half-read.  Check for the entry again once the lock is held.
+    ``with building(path) as held:`` (``held`` is False only with ``block=False`` when another process
+    is building it)."""
+    path = Path(path)
+    return exclusive(path.with_name(f".{path.name}.building"), block=block)
 
 
 # -- validation ------------------------------------------------------------------------------------------

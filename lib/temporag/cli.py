@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+from pathlib import Path
 
 
 def _parse_param(text: str) -> tuple[str, object]:
@@ -19,23 +20,122 @@ def _parse_param(text: str) -> tuple[str, object]:
 
 
 def _cmd_reproduce(args) -> int:
-    from temporag.runner import reproduce, summary
+    from temporag import batch, runner
+    from temporag.batch.grid import GridError, expand
 
-    outcomes = reproduce(
-        args.notebook or None,
-        profile=args.profile,
-        extra=dict(args.param or []),
-        force=args.force,
-        kernel=args.kernel,
-        wait_s=args.wait,
-    )
+    notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
+    runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
+    where = {"notebook_dir": notebook_dir, "figures_dir": runner.FIGURES_DIR, "runs_dir": runs_dir}
+    options = {"force": args.force, "kernel": args.kernel, "wait_s": args.wait}
+    if args.grid:
+        if args.notebook or args.param or args.profile:
+            print(
+                "--grid names the notebooks, profiles and parameters itself: drop -n/-p/--profile, or put "
+                "them in the grid file",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            jobs = expand(args.grid, **where, **options)
+        except GridError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+    else:
+        names = args.notebook or runner.available_notebooks(notebook_dir)
+        missing = [n for n in names if not (notebook_dir / f"{n}.ipynb").exists()]
+        if missing:
+            print(
+                f"no such notebook(s): {missing}; available: {runner.available_notebooks(notebook_dir)}",
+                file=sys.stderr,
+            )
+            return 2
+        jobs = batch.plan(names, args.profile or "smoke", dict(args.param or []), **where, **options)
+    how = f"{args.engine} engine" + (f" at {args.address}" if args.address else "")
+    print(f"{len(jobs)} job(s), {args.jobs} at a time, {how}", flush=True)
+    try:
+        outcomes = batch.run(
+            jobs, engine=args.engine, n_jobs=args.jobs, address=args.address, worker_cache=args.worker_cache
+        )
+    except ImportError as exc:
+        if exc.name not in ("dask", "distributed"):
+            raise
+        print(f"the {args.engine} engine needs {exc.name}: pip install -e '.[batch]'", file=sys.stderr)
+        return 2
+    except (OSError, TimeoutError) as exc:  # a scheduler that cannot be reached
+        print(f"cannot reach the Dask scheduler at {args.address}: {exc}", file=sys.stderr)
+        return 2
     print()
-    print(summary(outcomes))
+    print(runner.summary(outcomes))
     failed = [o.name for o in outcomes if o.status == "failed"]
     if failed:
         print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _cmd_index(args) -> int:
+    from temporag import runner
+    from temporag.batch.index import build_index
+
+    runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
+    out = Path(args.out).resolve() if args.out else runs_dir / "index"
+    page = build_index(out, figures_dir=runner.FIGURES_DIR, runs_dir=runs_dir)
+    print(f"index of executed notebooks: {page}")
+    return 0
+
+
+def _cmd_cache(args) -> int:
+    from temporag.batch.cachesync import merge_cache_dirs
+    from temporag.config import get_settings
+
+    into = Path(args.into).expanduser() if args.into else get_settings().cache_dir
+    for source in args.source:
+        counts = merge_cache_dirs(Path(source).expanduser(), into)
+        print(
+            f"{source} → {into}: {counts['llm_rows']} LLM responses, {counts['files']} cache files added "
+            f"({counts['skipped']} invalid entries left out)"
+        )
+    return 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be a whole number ≥ 1, got {text}")
+    return value
+
+
+def _batch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="run N notebooks at once (local: N processes; dask without --address: N workers)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["local", "dask"],
+        default="local",
+        help="local: this machine; dask: a Dask distributed cluster (see --address)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)",
+    )
+    parser.add_argument(
+        "--worker-cache",
+        choices=["shared", "local"],
+        default="shared",
+        help="dask: workers share TEMPORAG_CACHE (a shared file system, the default), or each "
+        "keeps its own and new LLM answers are merged back here after every job",
+    )
+    parser.add_argument("--notebook-dir", default=None, help="folder of notebooks (default: notebooks/)")
+    parser.add_argument(
+        "--runs-dir", default=None, help="folder of every run but the committed ones (default: runs/)"
+    )
 
 
 def _print_checks(results) -> int:
@@ -105,7 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="execute notebooks with papermill (paper profile → figures/<name>/, other runs → runs/...)",
     )
     rep.add_argument("--notebook", "-n", action="append", help="notebook name (repeatable; default: all)")
-    rep.add_argument("--profile", choices=["smoke", "paper"], default="smoke")
+    rep.add_argument("--profile", choices=["smoke", "paper"], default=None, help="default: smoke")
+    rep.add_argument(
+        "--grid",
+        default=None,
+        metavar="FILE",
+        help="a TOML grid of notebooks × parameter sets, one output folder per set",
+    )
     rep.add_argument(
         "-p",
         "--param",
@@ -117,16 +223,29 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--force", action="store_true", help="re-run even when outputs are current")
     rep.add_argument("--kernel", default=None, help="Jupyter kernel name (default: the notebook's)")
     rep.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=_WAIT_HELP)
+    _batch_options(rep)
     rep.set_defaults(func=_cmd_reproduce)
 
     run = sub.add_parser("run", help="run one notebook (same as reproduce --notebook NAME)")
     run.add_argument("notebook", nargs=1)
-    run.add_argument("--profile", choices=["smoke", "paper"], default="smoke")
+    run.add_argument("--profile", choices=["smoke", "paper"], default=None, help="default: smoke")
     run.add_argument("-p", "--param", action="append", type=_parse_param, metavar="KEY=VALUE")
     run.add_argument("--force", action="store_true")
     run.add_argument("--kernel", default=None)
     run.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=_WAIT_HELP)
-    run.set_defaults(func=_cmd_reproduce)
+    _batch_options(run)
+    run.set_defaults(func=_cmd_reproduce, grid=None)
+
+    index = sub.add_parser("index", help="an HTML index of every executed notebook, to browse offline")
+    index.add_argument("--out", default=None, help="folder of the site (default: runs/index)")
+    index.add_argument("--runs-dir", default=None, help="folder of the runs to index (default: runs/)")
+    index.set_defaults(func=_cmd_index)
+
+    cache = sub.add_parser("cache", help="merge another cache folder (e.g. a worker's) into this one")
+    cache.add_argument("action", choices=["merge"])
+    cache.add_argument("source", nargs="+", help="cache folder(s) to merge from")
+    cache.add_argument("--into", default=None, help="cache folder to merge into (default: TEMPORAG_CACHE)")
+    cache.set_defaults(func=_cmd_cache)
 
     data = sub.add_parser("data", help="check or fetch benchmark data")
     data.add_argument("action", choices=["check", "fetch"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from temporag.cache import cache_path, content_hash, load_npy, save_npy
+from temporag.cache import building, cache_path, content_hash, load_npy, save_npy
 from temporag.config import Settings, embedder_path, get_settings
 
 log = logging.getLogger(__name__)
@@ -83,13 +83,34 @@ class Encoder:
             n_todo = sum(len(c) for _, c, _ in todo)
             t0 = time.perf_counter()
             with tqdm(total=n_todo, desc=desc, unit="text", disable=n_todo < 2000) as bar:
-                for start, chunk, path in todo:
-                    vecs = self.encode(chunk, progress=False)
-                    save_npy(path, vecs)
-                    out[start : start + len(chunk)] = vecs
-                    bar.update(len(chunk))
+                # Chunks another run is embedding right now are left to it and collected at the end, so
+                # two runs that need the same texts share the work instead of doing it twice.
+                busy = []
+                for item in todo:
+                    if self._embed_chunk(item, out, block=False):
+                        bar.update(len(item[1]))
+                    else:
+                        busy.append(item)
+                for item in busy:
+                    self._embed_chunk(item, out, block=True)
+                    bar.update(len(item[1]))
             log.info("embedded %d texts in %.1fs", n_todo, time.perf_counter() - t0)
         return out
+
+    def _embed_chunk(self, item: tuple[int, list[str], Path], out: np.ndarray, *, block: bool) -> bool:
+        """Fill one chunk of ``out`` holding its build lock: from the cache if another run built it
+        meanwhile, else by embedding it now.  False (nothing done) when ``block`` is off and another run
+        holds the lock."""
+        start, chunk, path = item
+        with building(path, block=block) as held:
+            if not held:
+                return False
+            vecs = load_npy(path, check=partial(vector_problem, n=len(chunk), dim=self.dim))
+            if vecs is None:
+                vecs = self.encode(chunk, progress=False)
+                save_npy(path, vecs)
+            out[start : start + len(chunk)] = vecs
+        return True
 
 
 def vector_problem(vectors: np.ndarray, n: int, dim: int) -> str | None:

@@ -339,3 +339,80 @@ def latency_summary(seconds: Sequence[float]) -> dict[str, float]:
         "p95_ms": float(np.percentile(ms, 95)),
         "mean_ms": float(ms.mean()),
     }
+
+
+# -- DyG-RAG's token-level accuracy and recall (IA-RAG's Tables 2-8) ------------------------------------
+
+TOKEN_LEVEL = (
+    "token-level (DyG-RAG graphrag/evaluate.py, after Zhou et al. 2025): SQuAD normalisation; accuracy = "
+    "every gold is contained in the response; recall = share of gold tokens in the response (one gold) or "
+    "share of golds contained (several)"
+)
+
+
+def squad_normalise(text: str) -> str:
+    """DyG-RAG's normaliser: lowercase, punctuation removed, articles removed, spaces collapsed."""
+    text = str(text).lower()
+    text = "".join(ch for ch in text if ch not in _PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def split_gold(answer: str) -> list[str]:
+    """DyG-RAG's reading of a gold string: '|'-separated, else CSV with quotes, else comma-separated."""
+    answer = str(answer).strip()
+    if "|" in answer:
+        return [a.strip() for a in answer.split("|")]
+    if '"' in answer:
+        import csv
+        import io
+
+        try:
+            return [a.strip() for a in next(csv.reader(io.StringIO(answer))) if a.strip()]
+        except (csv.Error, StopIteration):
+            pass
+    if "," in answer:
+        return [a.strip() for a in answer.split(",")]
+    return [answer]
+
+
+def token_scores(response: str, golds: Sequence[str]) -> tuple[float, float]:
+    """(accuracy, recall) of one response against its gold answers, exactly as DyG-RAG scores them.
+
+    Golds are read with :func:`split_gold` (a list is flattened first).  One gold: accuracy = the
+    normalised gold is a substring of the normalised response; recall = |gold ∩ response tokens| / |gold
+    tokens|.  Several golds: accuracy = all are contained; recall = the share that is contained."""
+    from collections import Counter
+
+    flat = [g for gold in golds for g in split_gold(gold)]
+    text = " ".join(str(response or "").replace("|", "\n").split("\n"))
+    text = text.replace("Yes", "yes").replace("No", "no")
+    pred = squad_normalise(text)
+    if len(flat) == 1:
+        gold = squad_normalise(flat[0].replace("Yes", "yes").replace("No", "no"))
+        acc = float(gold in pred)
+        pt, gt = pred.split(), gold.split()
+        if not pt or not gt:
+            return acc, 0.0
+        common = sum((Counter(pt) & Counter(gt)).values())
+        return acc, common / len(gt)
+    present = [squad_normalise(g.replace("Yes", "yes").replace("No", "no")) for g in flat if g.strip()]
+    covered = sum(g in pred for g in present)
+    if not present:
+        return 0.0, 0.0
+    return float(covered == len(present)), covered / len(present)
+
+
+def token_accuracy_recall(
+    responses: Sequence[str], golds: Sequence[Sequence[str]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-question DyG-RAG accuracy and recall (0..1) of responses against their gold lists."""
+    if len(responses) != len(golds):
+        raise ValueError(f"{len(responses)} responses but {len(golds)} gold lists")
+    scores = [token_scores(r, g) for r, g in zip(responses, golds)]
+    return np.array([s[0] for s in scores], dtype=float), np.array([s[1] for s in scores], dtype=float)
+
+
+def evidence_recall(evidence_texts: Sequence[str], golds: Sequence[Sequence[str]]) -> np.ndarray:
+    """Retrieval recall for document methods: 1 when every gold answer is contained in the normalised
+    retrieved text (DyG-RAG's accuracy rule applied to the evidence instead of a response; LLM-free)."""
+    return token_accuracy_recall(evidence_texts, golds)[0]

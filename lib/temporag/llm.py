@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from temporag.cache import content_hash
+from temporag.cache import content_hash, exclusive
 from temporag.config import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -422,38 +422,17 @@ class ResponseCache:
     @contextlib.contextmanager
     def claim(self, key: str) -> Iterator[bool]:
         """Hold the in-flight lock of one request; yields True when another holder had to be waited for
-        (then look in the cache again before calling).  A lock file per request, ``flock``-ed: the
-        kernel releases it when its holder dies, so a killed run never blocks the next one."""
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - no flock (Windows): no cross-run de-duplication
-            yield False
-            return
-        folder = self.path.with_name(self.path.name + ".inflight")
-        folder.mkdir(parents=True, exist_ok=True)
-        lock_path = folder / f"{key}.lock"
-        waited = False
-        while True:
-            fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                waited = True
-                log.info("another run is computing this LLM request (%s); waiting for its answer", key)
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            try:  # the holder before us may have removed the file: then lock the new one
-                current = os.stat(lock_path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                current = False
-            if current:
-                break
-            os.close(fd)
-        try:
-            yield waited
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(lock_path)
-            os.close(fd)
+        (then look in the cache again before calling).  A lock file per request, ``flock``-ed
+        (:func:`temporag.cache.exclusive`): the kernel releases it when its holder dies, so a killed run
+        never blocks the next one."""
+        lock_path = self.path.with_name(self.path.name + ".inflight") / f"{key}.lock"
+        with exclusive(lock_path, block=False) as held:
+            if held:
+                yield False
+                return
+        log.info("another run is computing this LLM request (%s); waiting for its answer", key)
+        with exclusive(lock_path):
+            yield True
 
     def put(self, key: str, model: str, endpoint: str, response: dict[str, Any]) -> None:
         self._connect().execute(
@@ -461,6 +440,39 @@ class ResponseCache:
             "VALUES (?, ?, ?, ?, ?)",
             (key, model, endpoint, json.dumps(response), time.time()),
         )
+
+    def rows(self, since: float | None = None, exclude: set[str] | None = None) -> list[tuple]:
+        """Stored responses as ``(key, model, endpoint, response, created)`` rows — those created at or after
+        ``since`` and not keyed in ``exclude`` — to copy them into another cache (:meth:`add_rows`)."""
+        query, args = "SELECT key, model, endpoint, response, created FROM responses", ()
+        if since is not None:
+            query, args = query + " WHERE created >= ?", (since,)
+        return [
+            r for r in self._connect().execute(query, args).fetchall() if not exclude or r[0] not in exclude
+        ]
+
+    def keys(self) -> set[str]:
+        return {r[0] for r in self._connect().execute("SELECT key FROM responses")}
+
+    def add_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+        """Add responses from another cache (a worker's); a key already here is kept, a row whose response
+        does not parse into a record is left out.  Returns how many were added."""
+        conn, added = self._connect(), 0
+        for key, model, endpoint, response, created in rows:
+            try:
+                problem = _record_problem(json.loads(response))
+            except (TypeError, ValueError) as exc:
+                problem = str(exc)
+            if problem is not None:
+                log.warning("LLM cache row %s from another cache is invalid (%s); not merged", key, problem)
+                continue
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO responses (key, model, endpoint, response, created) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (key, model, endpoint, response, created),
+            )
+            added += cursor.rowcount
+        return added
 
     def __bool__(self) -> bool:  # an empty cache is still a cache
         return True

@@ -72,7 +72,7 @@ RULES: dict[str, Rule] = {
     ),
     "K": _at_least(1),
     "N": _at_least(0, meaning=" (0: explicit anchors only)"),
-    "K1": _at_least(1),
+    "K1": _at_least(1, optional=True, meaning=" (None: the notebook's per-data-set default, IA-RAG)"),
     "K2": _at_least(1),
     "K_type": _at_least(1),
     "reader_k": _at_least(1),

@@ -15,12 +15,14 @@ folder at a time.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import logging
 import os
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +49,15 @@ class RunOutcome:
     output_dir: Path | None = None
     note: str = ""  # e.g. "2 of 6 LLM calls failed"
     kept: Path | None = None  # a failed run's outputs, beside (never in) output_dir
+
+    def to_dict(self) -> dict:
+        """JSON-ready, for a batch job that ran in another process or on another machine."""
+        return {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunOutcome:
+        paths = {"executed", "output_dir", "kept"}
+        return cls(**{k: Path(v) if k in paths and v is not None else v for k, v in data.items()})
 
 
 def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
@@ -130,28 +141,59 @@ def run_notebook(
     runs_dir: Path = RUNS_DIR,
     kernel: str | None = None,
     wait_s: float = 0.0,
+    on_cell: Callable[[int, int, float], None] | None = None,
 ) -> RunOutcome:
-    """Execute one notebook into its output folder (staged, published only when it finished)."""
-    source = notebook_dir / f"{name}.ipynb"
-    if parameters.get("questions_file"):  # the kernel runs in notebooks/: pass the file as the user meant it
-        parameters = {
-            **parameters,
-            "questions_file": str(Path(parameters["questions_file"]).expanduser().resolve()),
-        }
+    """Execute one notebook into its output folder (staged, published only when it finished).
+    ``on_cell(done, total, seconds)`` is called after each code cell (a batch's progress lines)."""
     try:
-        declared = outputs.declared_parameters(source)
-        check_names(parameters, declared, name)
-        check(**parameters)
-        out_dir = resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+        source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except ParameterError as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
     try:
         with outputs.hold(out_dir, wait_s):
-            return _run_locked(name, source, parameters, out_dir, force, notebook_dir, kernel)
+            return _run_locked(name, source, parameters, out_dir, force, notebook_dir, kernel, on_cell)
     except outputs.OutputLocked as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
+
+
+def _prepare(
+    name: str, parameters: dict, notebook_dir: Path, figures_dir: Path, runs_dir: Path
+) -> tuple[Path, dict, Path]:
+    """(notebook, checked parameters, output folder) of a run; :class:`ParameterError` before any kernel
+    starts for a name the notebook does not declare or a value out of range.  The kernel runs in
+    notebooks/, so a question file is passed as the user meant it (relative to here)."""
+    source = notebook_dir / f"{name}.ipynb"
+    if parameters.get("questions_file"):
+        questions = str(Path(parameters["questions_file"]).expanduser().resolve())
+        parameters = {**parameters, "questions_file": questions}
+    declared = outputs.declared_parameters(source)
+    check_names(parameters, declared, name)
+    check(**parameters)
+    return source, parameters, resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+
+
+def current_run(
+    name: str,
+    parameters: dict,
+    *,
+    notebook_dir: Path = NOTEBOOK_DIR,
+    figures_dir: Path = FIGURES_DIR,
+    runs_dir: Path = RUNS_DIR,
+) -> RunOutcome | None:
+    """The "skipped" outcome when the notebook's folder already holds a complete, current run, else None
+    (also for parameters the runner would refuse).  A read-only look without the folder's lock, so a
+    batch need not start a process for a job that has nothing to do; :func:`run_notebook` decides again
+    under the lock."""
+    try:
+        source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
+    except (ParameterError, OSError, ValueError):
+        return None
+    executed = f"{name}.ipynb"
+    if _is_current(out_dir, executed, fingerprint(source, {**parameters, "output_dir": str(out_dir)})):
+        return RunOutcome(name, "skipped", 0.0, out_dir / executed, output_dir=out_dir)
+    return None
 
 
 def _run_locked(
@@ -162,6 +204,7 @@ def _run_locked(
     force: bool,
     notebook_dir: Path,
     kernel: str | None,
+    on_cell: Callable[[int, int, float], None] | None = None,
 ) -> RunOutcome:
     import papermill as pm
 
@@ -177,6 +220,11 @@ def _run_locked(
     os.environ[outputs.ENV_STAGING], os.environ[outputs.ENV_FINAL] = str(staging), str(out_dir)
     t0 = time.perf_counter()
     error = ""
+    progress = {}
+    if on_cell is not None:
+        from temporag.batch.progress import engine_name
+
+        progress = {"engine_name": engine_name(), "on_cell": on_cell}
     try:
         pm.execute_notebook(
             str(source),
@@ -185,6 +233,7 @@ def _run_locked(
             kernel_name=kernel,
             progress_bar=False,
             cwd=str(notebook_dir),
+            **progress,
         )
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
@@ -198,26 +247,31 @@ def _run_locked(
     verdict, note = ("failed", "") if error else _llm_verdict(staging / "results.json")
     if verdict == "failed":
         error = error or note
+        save_json(staging / "_run.json", _stamp("failed", stamp, params, seconds, note, error))
         kept = outputs.keep_failed(staging, out_dir)
         executed = kept / executed_name
         log.error("%s failed: %s", name, error.splitlines()[0] if error else "")
         return RunOutcome(
             name, "failed", seconds, executed if executed.exists() else None, error, out_dir, kept=kept
         )
-    save_json(
-        staging / "_run.json",
-        {
-            "fingerprint": stamp,
-            "parameters": params,
-            "seconds": round(seconds, 1),
-            "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "note": note,
-        },
-    )
+    save_json(staging / "_run.json", _stamp("ok", stamp, params, seconds, note))
     outputs.publish(staging, out_dir)
     if note:
         log.warning("%s: %s", name, note)
     return RunOutcome(name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note)
+
+
+def _stamp(status: str, fingerprint: str, params: dict, seconds: float, note: str, error: str = "") -> dict:
+    """The run stamp ``_run.json``: what decides "current" (the fingerprint) and what an index shows."""
+    return {
+        "status": status,
+        "fingerprint": fingerprint,
+        "parameters": params,
+        "seconds": round(seconds, 1),
+        "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "note": note,
+        **({"error": error.strip()[-2000:]} if status != "ok" else {}),
+    }
 
 
 def reproduce(

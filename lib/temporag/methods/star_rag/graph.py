@@ -138,11 +138,21 @@ def load_or_build(
 ) -> RuleGraph:
     """The rule graph from the cache (keyed by the KG's content and the parameters), else built and saved
     atomically; an unreadable cache entry is rebuilt.  ``timings['loaded_from_cache']`` tells which
-    happened."""
-    from temporag.cache import load_pickle, save_pickle
+    happened.  Runs that need the same graph at once build it once: the others wait on its build lock,
+    then load it."""
+    import contextlib
+
+    from temporag.cache import building
 
     params = params or GraphParams()
     path = graph_cache_path(kg, params)
+    with building(path) if cache else contextlib.nullcontext():
+        return _load_or_build(kg, params, path, progress, cache)
+
+
+def _load_or_build(kg: TemporalKG, params: GraphParams, path, progress: bool, cache: bool) -> RuleGraph:
+    from temporag.cache import load_pickle, save_pickle
+
     if cache and path.exists():
         t0 = time.perf_counter()
         try:

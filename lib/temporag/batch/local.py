@@ -1,0 +1,63 @@
+"""The local engine: a batch's jobs on this machine, ``n_jobs`` at a time.
+
+One job at a time runs in this process (as ``temporag reproduce`` always did); more run each in a child
+process (:func:`temporag.batch.jobs.run_in_child`), started by a pool of threads that only wait on them.
+The jobs share the caches through the file system, which is built for it: atomic writes, a build lock
+per expensive entry (:func:`temporag.cache.building`), a sqlite LLM cache in WAL mode with an in-flight
+lock per request, and one writer per output folder.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from temporag.batch.jobs import Job, run_in_child
+from temporag.batch.progress import Printer
+from temporag.runner import RunOutcome
+
+
+def log_file(job: Job) -> Path:
+    """Where a child job's output goes: ``<runs>/logs/<label>.log`` (rewritten by each run)."""
+    return Path(job.runs_dir) / "logs" / (re.sub(r"[^A-Za-z0-9_.=-]+", "_", job.label).strip("_") + ".log")
+
+
+def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
+    """The closing line(s) of one job."""
+    where = f" → {outcome.output_dir}" if outcome.output_dir else ""
+    printer.line(index, job.label, f"{outcome.status} {outcome.seconds:.1f} s{where}")
+    if outcome.note:
+        printer.line(index, job.label, f"note: {outcome.note}")
+    if outcome.status == "failed" and outcome.error:
+        printer.line(index, job.label, "error: " + outcome.error.strip().splitlines()[-1][:300])
+
+
+def run_one(job: Job, index: int, printer: Printer, in_process: bool) -> RunOutcome:
+    current = None if job.force else job.current()
+    if current is not None:  # nothing to do: no process started for it
+        report(printer, index, job, current)
+        return current
+    printer.line(index, job.label, "started")
+    on_cell = lambda done, of, s: printer.cell(index, job.label, done, of, s)
+    if in_process:
+        outcome = job.run_here(on_cell)
+    else:
+        outcome = run_in_child(
+            job,
+            log_file(job),
+            lambda e: on_cell(e["done"], e["of"], e["s"]) if e["event"] == "cell" else None,
+        )
+    report(printer, index, job, outcome)
+    return outcome
+
+
+def run_local(jobs: list[Job], n_jobs: int = 1, printer: Printer | None = None) -> list[RunOutcome]:
+    """Run every job, ``n_jobs`` at once; outcomes in the order of ``jobs`` (a failure never stops the
+    others)."""
+    printer = printer or Printer(len(jobs))
+    if n_jobs <= 1:
+        return [run_one(job, i, printer, in_process=True) for i, job in enumerate(jobs)]
+    with ThreadPoolExecutor(max_workers=n_jobs, thread_name_prefix="temporag-job") as pool:
+        futures = [pool.submit(run_one, job, i, printer, False) for i, job in enumerate(jobs)]
+        return [f.result() for f in futures]

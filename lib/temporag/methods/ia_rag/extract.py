@@ -1,0 +1,517 @@
+"""§3.2 Interval Event Unit extraction: e_i = ⟨s_i, c_i, [t_start, t_end], f_i, src_i⟩ (Eq. 1).
+
+Two interchangeable extractors return the same :class:`IEU` records:
+
+* :class:`OfflineExtractor` — sentence splitting, temporal normalisation with the paper's conversion
+  tables (:func:`temporag.timeutil.extract_time_expressions`: exact day / month / year, explicit
+  intervals, early / mid / late / around, "until X", relative dates against the reference-time stack),
+  the FuzzyFlag as the tables set it, the mandatory-subject rule (a sentence whose subject pronoun
+  cannot be resolved to the document's subject is dropped), one IEU per distinct time expression
+  (clauses split), and paragraph-level inheritance for undated event sentences (fuzzy).
+* :class:`LLMExtractor` — Fig. 7's task and JSON output in the kit's own prompt, one call per chunk.
+
+Choices the paper leaves open (offline): a pronoun resolves to the page title (Wikipedia pages are about
+their title); "it/they" resolve to the subject of the previous sentence; an undated sentence with an
+explicit actor and an action verb inherits the last explicit date of its paragraph, marked fuzzy.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from tqdm.auto import tqdm
+
+from temporag.methods.ia_rag.corpus import Chunk, Doc
+from temporag.timeutil import TimeExpression, day_of, extract_time_expressions, iso_day, year_is_fuzzy
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class IEU:
+    """An interval event unit; ``t_start`` / ``t_end`` are days since 1970-01-01 (None = unknown).
+
+    ``key`` identifies the unit within its extraction ("chunk:n"); ``anchor``/``offset`` record that
+    the time was computed from another unit's time (rule G), so tightening can propagate along it."""
+
+    sentence: str
+    context: str
+    t_start: int | None
+    t_end: int | None
+    fuzzy: bool
+    source: int
+    chunk: int = -1
+    key: str = ""
+    subject: str = ""
+    time_text: str = ""
+    rule: str = ""
+    anchor: str | None = None
+    offset: tuple[int, int, int] | None = None
+    sign: int = 0
+
+    @property
+    def known(self) -> bool:
+        return self.t_start is not None and self.t_end is not None
+
+    def span(self) -> str:
+        a = "unknown" if self.t_start is None else iso_day(self.t_start)
+        b = "unknown" if self.t_end is None else iso_day(self.t_end)
+        return a if a == b else f"{a} – {b}"
+
+    def line(self) -> str:
+        """How a reader sees the unit: '[start – end] sentence (fuzzy)'."""
+        return f"[{self.span()}{' ~' if self.fuzzy else ''}] {self.sentence}"
+
+    def to_dict(self) -> dict:
+        return {
+            "sentence": self.sentence,
+            "context": self.context,
+            "t_start": self.span().split(" – ")[0],
+            "t_end": self.span().split(" – ")[-1],
+            "FuzzyFlag": self.fuzzy,
+            "source": self.source,
+        }
+
+
+# ----------------------------------------------------------------------------------------------------
+# sentences
+
+_ABBREV = {
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "st",
+    "jr",
+    "sr",
+    "prof",
+    "gen",
+    "col",
+    "lt",
+    "capt",
+    "sgt",
+    "rev",
+    "inc",
+    "co",
+    "corp",
+    "ltd",
+    "no",
+    "vs",
+    "etc",
+    "mt",
+    "ft",
+    "u.s",
+    "u.k",
+    "e.g",
+    "i.e",
+    "c",
+    "ca",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "fr",
+    "gov",
+}
+_END = re.compile(r"[.!?](?:[\"')\]]+)?(?=\s+[\"'(\[]?[A-Z0-9]|[A-Z][a-z])|\n+")
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Character spans of sentences; initials ('D . Baker'), abbreviations and glued Wikipedia
+    paragraphs ('historian.Kalifa was') are handled."""
+    spans, start = [], 0
+    for m in _END.finditer(text):
+        end = m.end() if text[m.start()] != "\n" else m.start()
+        if text[m.start()] == ".":
+            word = re.search(r"([\w.]+)\s*$", text[start : m.start()])
+            w = word.group(1).lower() if word else ""
+            if len(w) == 1 and w.isalpha() or w.rstrip(".") in _ABBREV:
+                continue
+        if text[start:end].strip():
+            spans.append((start, end))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        out.append((s, e))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# subjects
+
+_SUBJECT_PRONOUNS = {"he", "she", "they", "it"}
+_PERSONAL = re.compile(r"\b(?:He|She|he|she|Him|him)\b")
+_POSSESSIVE = re.compile(r"\b(?:His|his|Her|her)\b(?=\s+[a-z])")
+_THEY = re.compile(r"^(?:They|It|Its|Their)\b")
+_LEAD_NP = re.compile(r"^(?:The\s+)?((?:[A-Z][\w.'\-]*\s*){1,6})")
+_ACTION = re.compile(
+    r"\b(?:was|were|is|served|serves|worked|works|played|plays|held|holds|studied|lived|owned|became|"
+    r"joined|moved|returned|won|married|taught|led|managed|coached|represented|elected|appointed|"
+    r"signed|founded|left|went|attended|graduated|received|remained|continued|transferred|member)\b",
+    re.I,
+)
+
+
+_NOT_PERSON = re.compile(
+    r"\b(?:House|Club|F\.?C|University|College|School|Party|Company|Church|Station|River|Council|"
+    r"Association|Team|League|Cup|Band|Group|Corporation|Ministry|Museum|Hospital|Bridge|Building|"
+    r"Stadium|Airport|Society|Institute|Academy|Records|Island|Park|City|County|Province|Republic|"
+    r"Kingdom|Award|Prize|Festival|Series|Order|Army|Navy|Force|Brigade|Regiment|Parliament)\b"
+)
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\s?\.|[A-Z][a-z]+|de|van|von|der|da)){1,3}\b")
+
+
+def person_like(name: str) -> bool:
+    """Two to five capitalised words and no organisation / place word: who 'he' or 'she' can be."""
+    words = name.split()
+    return 2 <= len(words) <= 6 and not _NOT_PERSON.search(name) and name[:1].isupper()
+
+
+def last_person(text: str) -> str | None:
+    """The last person-like name in a text (for pages whose title is a place or an organisation)."""
+    names = [m.group(0) for m in _NAME.finditer(text) if person_like(m.group(0))]
+    return names[-1] if names else None
+
+
+def resolve_subject(
+    sentence: str, title: str, previous_subject: str | None, person: str | None = None
+) -> str | None:
+    """The sentence with its subject pronouns replaced by an explicit name, or None when a subject
+    pronoun cannot be resolved (the paper drops such sentences).  'he' / 'she' resolve to the page
+    title when it names a person, else to ``person`` (the last person named before)."""
+    out = sentence
+    if _PERSONAL.search(out) or _POSSESSIVE.search(out):
+        who = title if person_like(title) else person
+        if not who:
+            return None
+        out = _POSSESSIVE.sub(f"{who}'s", out)
+        out = _PERSONAL.sub(who, out)
+    m = _THEY.match(out)
+    if m:
+        who = previous_subject or title
+        if not who:
+            return None
+        word = m.group(0)
+        out = (f"{who}'s" if word in ("Its", "Their") else who) + out[len(word) :]
+    first = out.split(maxsplit=1)[0].lower().strip(",") if out.split() else ""
+    return None if first in _SUBJECT_PRONOUNS else out
+
+
+def lead_subject(sentence: str) -> str | None:
+    """The capitalised noun phrase a sentence starts with (its explicit subject), if any."""
+    m = _LEAD_NP.match(sentence)
+    if not m:
+        return None
+    words = m.group(1).split()
+    while words and words[-1].lower() in {"in", "on", "at", "from", "the", "of"}:
+        words.pop()
+    np_ = " ".join(words)
+    return np_ if np_ and np_.split()[0].lower() not in _NOT_SUBJECT else None
+
+
+_NOT_SUBJECT = {
+    "in",
+    "on",
+    "at",
+    "from",
+    "after",
+    "before",
+    "during",
+    "between",
+    "since",
+    "until",
+    "by",
+    "built",
+    "born",
+    "following",
+    "when",
+    "while",
+    "although",
+    "because",
+    "as",
+    "with",
+    "under",
+    "for",
+    "later",
+    "then",
+    "there",
+    "this",
+    "that",
+    "these",
+    "those",
+    "upon",
+    "despite",
+    "however",
+    "also",
+    "early",
+    "late",
+    "around",
+    "about",
+    "throughout",
+    "within",
+}
+
+
+def split_by_times(sentence: str, times: Sequence[TimeExpression]) -> list[tuple[str, TimeExpression]]:
+    """'Never merge information across different time expressions': one clause per expression, cut at
+    the last ';' / ',' / ' and ' between consecutive expressions (the whole sentence when there is none)."""
+    if len(times) <= 1:
+        return [(sentence, t) for t in times]
+    cuts = [0]
+    for a, b in zip(times, times[1:]):
+        between = sentence[a.end : b.start]
+        seps = [m.end() for m in re.finditer(r";|,\s|\band\b|\bwhile\b|\bthen\b", between)]
+        if not seps:
+            return [(sentence, t) for t in times]
+        cuts.append(a.end + seps[-1])
+    cuts.append(len(sentence))
+    clauses = [sentence[cuts[i] : cuts[i + 1]].strip(" ,;") for i in range(len(times))]
+    return list(zip(clauses, times))
+
+
+# ----------------------------------------------------------------------------------------------------
+# the offline extractor
+
+
+class OfflineExtractor:
+    """IEUs without an LLM (see the module docstring for the rules)."""
+
+    name = "offline"
+
+    def __init__(self, inherit: bool = True, context_words: int = 60) -> None:
+        self.inherit = inherit
+        self.context_words = context_words
+
+    def extract(self, docs: Sequence[Doc], chunks: Sequence[Chunk], progress: bool = False) -> list[IEU]:
+        by_doc: dict[int, list[Chunk]] = {}
+        for c in chunks:
+            by_doc.setdefault(c.doc_id, []).append(c)
+        out: list[IEU] = []
+        for doc in tqdm(docs, desc="IEU extraction (offline)", disable=not progress):
+            out.extend(self.extract_document(doc, by_doc.get(doc.doc_id, [])))
+        return out
+
+    def extract_document(self, doc: Doc, chunks: Sequence[Chunk]) -> list[IEU]:
+        units: list[IEU] = []
+        reference: TimeExpression | None = None
+        ref_key: str | None = None
+        paragraph_anchor: tuple[TimeExpression, str] | None = None
+        previous_subject: str | None = None
+        person: str | None = None
+        prev_sentence = ""
+        starts = [c.start for c in chunks]
+        for s, e in split_sentences(doc.text):
+            raw = " ".join(doc.text[s:e].split())
+            if doc.text[max(0, s - 1) : s] == "\n" or s == 0:
+                paragraph_anchor = None
+            chunk = chunks[_last_le(starts, s)].chunk_id if chunks else -1
+            n = len(units)
+            times = extract_time_expressions(raw, reference)
+            resolved = resolve_subject(raw, doc.title, previous_subject, person)
+            subject = lead_subject(resolved) if resolved else None
+            person = last_person(raw) or person
+            if resolved is not None:
+                context = " ".join(prev_sentence.split()[: self.context_words])
+                if times:
+                    for k, (clause, t) in enumerate(split_by_times(resolved, times)):
+                        if clause and clause[0].islower():
+                            clause = f"{subject or doc.title}: {clause}"
+                        fuzzy = t.fuzzy or (t.rule == "C" and year_is_fuzzy(clause))
+                        anchor = ref_key if t.rule == "G" and t.kind == "relative" else None
+                        sign = 0
+                        if anchor is not None and reference is not None and t.first_day is not None:
+                            sign = 1 if t.first_day >= (reference.first_day or t.first_day) else -1
+                        units.append(
+                            IEU(
+                                clause,
+                                context,
+                                t.first_day,
+                                t.last_day,
+                                fuzzy,
+                                doc.doc_id,
+                                chunk,
+                                f"{doc.doc_id}:{n + k}",
+                                subject or doc.title,
+                                t.text,
+                                t.rule,
+                                anchor,
+                                t.offset if anchor else None,
+                                sign,
+                            )
+                        )
+                elif self.inherit and paragraph_anchor is not None and subject and _ACTION.search(resolved):
+                    t, key = paragraph_anchor
+                    units.append(
+                        IEU(
+                            resolved,
+                            context,
+                            t.first_day,
+                            t.last_day,
+                            True,
+                            doc.doc_id,
+                            chunk,
+                            f"{doc.doc_id}:{n}",
+                            subject,
+                            "",
+                            "inherited",
+                            key,
+                            (0, 0, 0),
+                            0,
+                        )
+                    )
+            explicit = [
+                t for t in times if t.first_day is not None and t.last_day is not None and t.rule != "G"
+            ]
+            if explicit and len(units) > n:
+                reference, ref_key = explicit[-1], units[-1].key
+                paragraph_anchor = (explicit[-1], units[-1].key)
+            previous_subject = subject or previous_subject
+            prev_sentence = resolved or raw
+        return units
+
+
+def _last_le(values: Sequence[int], x: int) -> int:
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return max(0, lo - 1)
+
+
+# ----------------------------------------------------------------------------------------------------
+# the LLM extractor (Fig. 7)
+
+EXTRACT_PROMPT = """You extract Interval Event Units (IEUs) from a text, for a temporal knowledge graph.
+An IEU is one complete factual statement that (1) happens at a specific time point or over an interval,
+(2) carries real information, and (3) names its subject explicitly: no pronouns (he, she, it, they).
+
+Time rules: keep a stack of the explicit dates you have read; resolve relative or vague times against
+its top. Write every time as a closed interval t_start..t_end in YYYY-MM-DD:
+- a day: start = end = that day, FuzzyFlag false; a month: first to last day, false;
+- a year: Jan 1 to Dec 31, FuzzyFlag true for a point event (joined, appointed, born), false for a state;
+- an explicit interval (1995-1998, from X to Y): its full extent, false;
+- "until X": t_start "unknown", t_end = X, true; a relative date ("two years later"): computed, false;
+- early / mid / late YYYY = Jan-Apr / May-Aug / Sep-Dec, around YYYY = the whole year, always true.
+Keep a sentence only if its time can be resolved (else inherit the paragraph's date, else drop it).
+Split a sentence that mentions several distinct times into one IEU per time. Replace pronouns by the
+full name found in the text or the title; if a subject cannot be resolved, leave that event out.
+The optional context holds at most 80 tokens from the same text.
+
+Reply with JSON only:
+{{"events": [{{"event_id": "E1", "sentence": "...", "context": "...", "t_start": "YYYY-MM-DD or unknown",
+"t_end": "YYYY-MM-DD or unknown", "FuzzyFlag": true}}]}}
+Reply {{"events": []}} when nothing qualifies.
+
+Title: {title}
+Text: {text}"""
+
+
+def _day_or_none(value) -> int | None:
+    if value in (None, "", "unknown", "UNKNOWN"):
+        return None
+    try:
+        return day_of(str(value).strip()[:10])
+    except ValueError:
+        return None
+
+
+def parse_events(obj, doc_id: int, chunk_id: int) -> list[IEU]:
+    """IEUs from Fig. 7's JSON; events with a remaining subject pronoun or no time are dropped."""
+    events = obj.get("events", []) if isinstance(obj, dict) else obj if isinstance(obj, list) else []
+    flat = [x for e in events for x in (e if isinstance(e, list) else [e])]
+    out = []
+    for n, e in enumerate(flat):
+        if not isinstance(e, dict) or not str(e.get("sentence", "")).strip():
+            continue
+        sentence = " ".join(str(e["sentence"]).split())
+        first = sentence.split()[0].lower().strip(",")
+        a, b = _day_or_none(e.get("t_start")), _day_or_none(e.get("t_end"))
+        if first in _SUBJECT_PRONOUNS or (a is None and b is None):
+            continue
+        if a is not None and b is not None and b < a:
+            a, b = b, a
+        out.append(
+            IEU(
+                sentence,
+                str(e.get("context", "") or ""),
+                a,
+                b,
+                bool(e.get("FuzzyFlag", True)),
+                doc_id,
+                chunk_id,
+                f"{doc_id}:{chunk_id}:{n}",
+                lead_subject(sentence) or "",
+                "",
+                "llm",
+            )
+        )
+    return out
+
+
+class LLMExtractor:
+    """Fig. 7: one JSON-mode call per chunk through the kit's LLM client (cached)."""
+
+    name = "llm"
+
+    def __init__(self, llm, max_tokens: int = 1500) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+        self.responses: list = []
+
+    def extract(self, docs: Sequence[Doc], chunks: Sequence[Chunk], progress: bool = False) -> list[IEU]:
+        titles = {d.doc_id: d.title for d in docs}
+        prompts = [
+            [{"role": "user", "content": EXTRACT_PROMPT.format(title=titles.get(c.doc_id, ""), text=c.text)}]
+            for c in chunks
+        ]
+        self.responses = self.llm.chat_many(
+            prompts,
+            max_tokens=self.max_tokens,
+            json_mode=True,
+            progress=progress,
+            desc="IEU extraction (LLM)",
+        )
+        from temporag.llm import LLMError, parse_json_reply
+
+        out: list[IEU] = []
+        for c, r in zip(chunks, self.responses):
+            if r.error is not None:
+                continue
+            try:
+                out.extend(parse_events(parse_json_reply(r.text), c.doc_id, c.chunk_id))
+            except LLMError as exc:
+                log.warning("chunk %d: %s", c.chunk_id, exc)
+        return out
+
+
+def make_extractor(kind: str = "offline", llm=None):
+    """``"offline"`` or ``"llm"`` (needs ``llm``): both return :class:`IEU` lists."""
+    if kind == "offline":
+        return OfflineExtractor()
+    if kind == "llm":
+        if llm is None:
+            raise ValueError("extractor='llm' needs an LLM client (run.llm())")
+        return LLMExtractor(llm)
+    raise ValueError(f"extractor must be 'offline' or 'llm', got {kind!r}")
+
+
+def with_time(unit: IEU, t_start: int | None, t_end: int | None, fuzzy: bool) -> IEU:
+    return replace(unit, t_start=t_start, t_end=t_end, fuzzy=fuzzy)

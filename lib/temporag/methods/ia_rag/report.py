@@ -1,0 +1,214 @@
+"""IA-RAG's tables and figures: the kit's numbers beside the paper's (``temporag.reported``).
+
+Fig. 4 (Allen-relation distributions, inverse pairs merged), Fig. 5 (one thematic tree), Fig. 3
+(accuracy vs. input tokens), Tables 2–5 and 7–10 as frames.  Plots use the house style.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from temporag import plots
+from temporag.methods.ia_rag.classify import GROUPS, TYPES
+from temporag.methods.ia_rag.forest import Forest
+from temporag.methods.ia_rag.graph import EventGraph
+from temporag.reported import PaperRef, paper_value
+
+__all__ = ["PaperRef", "allen_distribution", "fig_allen", "fig_tree", "fig_accuracy_tokens"]
+from temporag.timeutil import Allen
+
+#: Fig. 4 merges each relation with its inverse
+MERGED = (
+    ("before / after", {Allen.BEFORE, Allen.AFTER}),
+    ("meets / met-by", {Allen.MEETS, Allen.MET_BY}),
+    ("overlaps / overlapped-by", {Allen.OVERLAPS, Allen.OVERLAPPED_BY}),
+    ("starts / started-by", {Allen.STARTS, Allen.STARTED_BY}),
+    ("during / contains", {Allen.DURING, Allen.CONTAINS}),
+    ("finishes / finished-by", {Allen.FINISHES, Allen.FINISHED_BY}),
+    ("equals", {Allen.EQUALS}),
+)
+
+
+def paper(source: str, row: str, column: str, dataset: str | None) -> float | None:
+    return paper_value("ia_rag", source, row, column, dataset)
+
+
+def allen_distribution(graphs: Mapping[str, EventGraph]) -> pd.DataFrame:
+    """Edges per merged Allen relation and data set (count and share of edges with a relation), plus
+    the edges whose interval has an unknown end (no relation yet)."""
+    rows = []
+    for name, g in graphs.items():
+        counts = Counter(g.relations)
+        total = sum(v for r, v in counts.items() if r is not None)
+        for label, rels in MERGED:
+            n = sum(counts.get(r, 0) for r in rels)
+            rows.append(
+                {"dataset": name, "relation": label, "edges": n, "share": n / total if total else 0.0}
+            )
+        rows.append(
+            {
+                "dataset": name,
+                "relation": "(unbounded interval)",
+                "edges": counts.get(None, 0),
+                "share": np.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def fig_allen(frame: pd.DataFrame, note: str = ""):
+    """Fig. 4: share of each merged relation per data set (grouped bars)."""
+    shown = frame[frame.relation != "(unbounded interval)"]
+    cats = [label for label, _ in MERGED]
+    series = {
+        ds: [float(shown[(shown.dataset == ds) & (shown.relation == c)].share.iloc[0]) for c in cats]
+        for ds in shown.dataset.unique()
+    }
+    return plots.grouped_bars(
+        cats,
+        series,
+        title="Fig. 4 · Allen relations on event-graph edges (inverse pairs merged)",
+        ylabel="share of edges",
+        note=note,
+    )
+
+
+def pick_tree(forest: Forest, max_leaves: int = 14) -> int | None:
+    """A root MEU that shows the hierarchy: deepest first, then largest with at most ``max_leaves`` IEUs."""
+    roots = [forest.meus[r] for r in forest.roots() if len(forest.meus[r].members) <= max_leaves]
+    if not roots:
+        return None
+    return max(roots, key=lambda m: (m.level, len(m.members))).meu_id
+
+
+def fig_tree(graph: EventGraph, forest: Forest, meu_id: int, width: int = 46):
+    """Fig. 5: one thematic tree — MEUs (levels) over IEUs (leaves), laid out top-down."""
+    import matplotlib.pyplot as plt
+
+    plots.use_house_style()
+    n = len(graph.units)
+    levels: dict[int, list[int]] = {}
+    edges = []
+
+    def walk(node: int, depth: int) -> None:
+        levels.setdefault(depth, []).append(node)
+        if node >= n:
+            for c in forest.meus[node - n].children:
+                edges.append((node, c))
+                walk(c, depth + 1)
+
+    walk(n + meu_id, 0)
+    depth = max(levels)
+    pos = {}
+    for d, nodes in levels.items():
+        for i, node in enumerate(nodes):
+            pos[node] = ((i + 0.5) / len(nodes), depth - d)
+    leaves = max(len(v) for v in levels.values())
+    fig, ax = plt.subplots(figsize=(max(8, 1.9 * leaves), 1.9 * (depth + 1)))
+    ax.axis("off")
+    for a, b in edges:
+        ax.plot([pos[a][0], pos[b][0]], [pos[a][1], pos[b][1]], color="#999999", lw=0.8, zorder=1)
+    for node, (x, y) in pos.items():
+        if node >= n:
+            m = forest.meus[node - n]
+            label = f"MEU L{m.level} ({len(m.members)} IEUs)\n{m.span()}"
+            color = plots.PALETTE[1]
+        else:
+            u = graph.units[node]
+            body = textwrap.shorten(u.sentence, width=width * 2, placeholder=" …")
+            label = f"{u.span()}{' ~' if u.fuzzy else ''}\n" + textwrap.fill(body, width // 2)
+            color = plots.PALETTE[0]
+        ax.text(
+            x,
+            y,
+            label,
+            ha="center",
+            va="center",
+            fontsize=6,
+            zorder=2,
+            bbox={"boxstyle": "round", "fc": "white", "ec": color, "lw": 1.2},
+        )
+    ax.set_ylim(-0.6, depth + 0.6)
+    ax.set_title("Fig. 5 · One tree of the thematic forest (MEUs over IEUs)")
+    fig.tight_layout()
+    return fig
+
+
+def fig_accuracy_tokens(points: pd.DataFrame, note: str = ""):
+    """Fig. 3: accuracy against mean input tokens per question, one marker per method and data set."""
+    import matplotlib.pyplot as plt
+
+    plots.use_house_style()
+    fig, ax = plt.subplots()
+    markers = dict(zip(points.dataset.unique(), "osD^"))
+    colors = {m: plots.PALETTE[i % len(plots.PALETTE)] for i, m in enumerate(points.method.unique())}
+    for _, r in points.iterrows():
+        ax.scatter(r.tokens, r.accuracy, marker=markers[r.dataset], color=colors[r.method], s=40)
+        ax.annotate(
+            f"{r.method}\n{r.dataset}",
+            (r.tokens, r.accuracy),
+            fontsize=6,
+            xytext=(4, 2),
+            textcoords="offset points",
+        )
+    ax.set_xscale("log")
+    ax.set_xlabel("reader prompt tokens per question")
+    return plots._finish(fig, ax, "Fig. 3 · Accuracy vs. input tokens", "accuracy", note, legend=None)
+
+
+def type_distribution(labels: Mapping[str, Sequence[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tables 9 and 10: T1–T5 counts and the Explicit / Relative / Compositional groups, kit vs paper."""
+    t9, t10 = [], []
+    for ds, lab in labels.items():
+        c = Counter(lab)
+        t9.append({"dataset": ds, "source": "kit", **{t: c.get(t, 0) for t in TYPES}, "Total": len(lab)})
+        t9.append(
+            {
+                "dataset": ds,
+                "source": "paper",
+                **{t: paper("Table 9", ds, t, ds) for t in TYPES},
+                "Total": paper("Table 9", ds, "Total", ds),
+            }
+        )
+        g = Counter(GROUPS[t] for t in lab)
+        t10.append(
+            {
+                "dataset": ds,
+                "source": "kit",
+                **{k: g.get(k, 0) for k in ("Explicit", "Relative", "Compositional")},
+            }
+        )
+        t10.append(
+            {
+                "dataset": ds,
+                "source": "paper",
+                **{k: paper("Table 10", ds, k, ds) for k in ("Explicit", "Relative", "Compositional")},
+            }
+        )
+    t9, t10 = pd.DataFrame(t9), pd.DataFrame(t10)
+    for frame in (t9, t10):
+        for col in frame.columns[2:]:
+            frame[col] = frame[col].astype("Int64")
+    return t9, t10
+
+
+def grid_table(
+    source: str, rows: Mapping[str, Mapping[str, float]], metric_col: str = "Recall"
+) -> pd.DataFrame:
+    """A Tables 2–4/7/8-shaped frame: one row per variant, kit value beside the paper's per data set.
+
+    ``rows[variant][dataset]`` is the kit's number; the paper's is looked up under ``metric_col``
+    ("Acc." or "Recall")."""
+    out = []
+    for variant, by_ds in rows.items():
+        row = {"variant": variant}
+        for ds, v in by_ds.items():
+            row[f"{ds} kit"] = v
+            row[f"{ds} paper {metric_col}"] = paper(source, variant, metric_col, ds)
+        out.append(row)
+    return pd.DataFrame(out)
