@@ -217,6 +217,7 @@ NULL_MEANS_SOMETHING = {"questions_file", "llm_base_url"}
 NULL_MEANS_SOMETHING_IN = {
     "tecqa": {"reader_facts"},  # None: the reader sees the whole chain
     "ia_rag": {"K1"},  # None: the paper's per-data-set number of MEUs
+    "timer4": {"released_outputs"},  # None: no released TimeR4 output files to re-score
 }
 
 
