@@ -71,6 +71,7 @@ def paper_row(source: str, row: str, how: str) -> dict:
     """The paper's printed row (MultiTQ columns), None where it prints none."""
     values = {c: paper_value("sar", source, row, c, "MultiTQ") for c in COLUMNS}
     n = paper_value("sar", "§Experiment Settings text", "Test sample", "Questions", "MultiTQ")
+    n = int(n) if n is not None else None
     return {"method": f"paper: {row}", "how": how, **values, "n": n, "failed": None, "note": ""}
 
 
@@ -370,6 +371,7 @@ def fig_recall(frame: pd.DataFrame, methods: Sequence[str]):
         series,
         title="Answer recall of the retrieved evidence by question type",
         ylabel="answer recall",
+        ylim=(0, 1.2),
         note="LLM-free; SAR: offline policy's SEARCHes",
     )
 
@@ -425,7 +427,7 @@ def fig_n(frame: pd.DataFrame):
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("Hits@1 (strict)")
     ax.set_title("Fig. 4 · Sensitivity to N")
-    ax.legend(loc="lower right")
+    ax.legend(loc="center right")
     plots.footnote(
         fig, "the paper's Fig. 4 prints no values; each curve is read from one run at its largest N"
     )
