@@ -96,7 +96,7 @@ def test_grid_expands_into_one_folder_per_parameter_set(tmp_path):
             '[[run]]\nnotebooks = ["ask"]\nprofile = ["smoke", "fast"]\n',
             r"parameter profile = 'fast' is not allowed",
         ),
-        ('[[run]]\nnotebooks = ["ask"]\noutput_dir = "/tmp/x"\n', r"`output_dir` cannot be set in a grid"),
+        ('[[run]]\nnotebooks = ["ask"]\noutput_dir = "x"\n', r"`output_dir` cannot be set in a grid"),
         ('K = [1]\n[[run]]\nnotebooks = ["ask"]\n', r"unknown top-level key\(s\) \['K'\]"),
         ('[[run]]\nnotebooks = ["ask"]\nprefix = []\n', r"an empty list of alternatives"),
     ],

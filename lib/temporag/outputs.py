@@ -68,12 +68,23 @@ def declared_parameters(notebook: Path) -> dict[str, Any]:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                if isinstance(target, ast.Name) and node.value is not None:
+                for name, value in _named_values(target, node.value):
                     try:
-                        out[target.id] = ast.literal_eval(node.value)
+                        out[name] = ast.literal_eval(value)
                     except ValueError:
-                        out[target.id] = ast.unparse(node.value)
+                        out[name] = ast.unparse(value)
     return out
+
+
+def _named_values(target: ast.expr, value: ast.expr | None) -> list[tuple[str, ast.expr]]:
+    """``a = 1`` and paired knobs on one line, ``a, b = 1, 2``, as (name, value node) pairs."""
+    if value is None:
+        return []
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        return [pair for t, v in zip(target.elts, value.elts) for pair in _named_values(t, v)]
+    return []
 
 
 def _slug(text: str) -> str:
