@@ -53,8 +53,9 @@ PAPER_VS_CODE: tuple[dict, ...] = (
         "paper": "the positive with a wrong time",
         "released code": f"{DEC} construct_negatives.py:50-57: date ± 0–10 days, but a date object is tested "
         "against string keys, so it is always replaced by a random date; no negatives at all for questions "
-        f"without before/after/first/last (:58-59). {HEAD} construct_negatives.py:105-122: the shifted date "
-        "is kept only when it is not a known day, i.e. almost never for ICEWS",
+        f"without before/after/first/last (:58-59). {HEAD} construct_negatives.py:105-122, :133: a time "
+        "negative (a random day) is made only when the shifted date is not a known day — almost never for "
+        "ICEWS's daily timestamps — so most questions get the content negative alone",
         "kit": "a date outside the question's time window (a real date of the same triple when there is one)",
         "switch": None,
     },
