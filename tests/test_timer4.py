@@ -43,6 +43,22 @@ def test_eq8_distance_reading_pulls_positives_and_pushes_negatives_and_the_liter
     assert cos.grad[0] > 0 > cos.grad[1]  # the printed form trains backwards
 
 
+def test_eq8_pairs_add_the_other_questions_positives_as_negatives():
+    torch = pytest.importorskip("torch")
+    q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    # question 0: positive (1, 0), negatives (0, 1), (-1, 0), (0.6, 0.8); question 1: positive (0, 1), ...
+    f = torch.tensor(
+        [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.6, 0.8], [0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [0.8, 0.6]]
+    )
+    cos, y, negatives = train.eq8_pairs(q, f, per=4)
+    assert cos.tolist() == pytest.approx([1.0, 0.0, -1.0, 0.6, 1.0, 0.0, -1.0, 0.6]) and negatives == 3
+    assert y.tolist() == [1, 0, 0, 0, 1, 0, 0, 0]
+    cos, y, negatives = train.eq8_pairs(q, f, per=4, same=[[True, False], [False, True]])
+    assert cos.tolist()[8:] == pytest.approx([0.0, 0.0]) and y.tolist()[8:] == [0, 0] and negatives == 4
+    # two questions with the same positive are not each other's negatives
+    assert len(train.eq8_pairs(q, f, per=4, same=[[True, True], [True, True]])[0]) == 8
+
+
 def test_code_loss_is_an_in_batch_softmax_that_ignores_labels():
     torch = pytest.importorskip("torch")
     q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])

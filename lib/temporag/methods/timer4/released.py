@@ -28,7 +28,7 @@ PAPER_VS_CODE: tuple[dict, ...] = (
         "paper": "10 epochs (setup slide)",
         "released code": "2 epochs, batch 256 pairs, lr 5e-5, 1,000 warm-up steps "
         "(fine_tuned_retriever.py:52, :58)",
-        "kit": "1 epoch, 32 questions (128 pairs) a step, lr 3e-5, top 2 of 6 layers trained",
+        "kit": "1 epoch, 32 questions a step, lr 1e-4, top 2 of 6 layers trained",
         "switch": None,
     },
     {
@@ -37,7 +37,8 @@ PAPER_VS_CODE: tuple[dict, ...] = (
         "released code": "ContrastiveTensionLossInBatchNegatives(scale=1, dot product) "
         "(fine_tuned_retriever.py:54); the 0/1 labels set at :18 and :20 are replaced by the pair index "
         "inside the loss, so the hard negatives are trained as positives",
-        "kit": "Eq. 8 with φ read as cosine distance (as printed it trains backwards); loss='code' switch",
+        "kit": "Eq. 8 with φ read as cosine distance (as printed it trains backwards), over the three hard "
+        "negatives and the batch's other positives; loss='code' switch",
         "switch": "code_loss",
     },
     {
@@ -53,8 +54,9 @@ PAPER_VS_CODE: tuple[dict, ...] = (
         "paper": "the positive with a wrong time",
         "released code": f"{DEC} construct_negatives.py:50-57: date ± 0–10 days, but a date object is tested "
         "against string keys, so it is always replaced by a random date; no negatives at all for questions "
-        f"without before/after/first/last (:58-59). {HEAD} construct_negatives.py:105-122: the shifted date "
-        "is kept only when it is not a known day, i.e. almost never for ICEWS",
+        f"without before/after/first/last (:58-59). {HEAD} construct_negatives.py:105-122, :133: a time "
+        "negative (a random day) is made only when the shifted date is not a known day — almost never for "
+        "ICEWS's daily timestamps — so most questions get the content negative alone",
         "kit": "a date outside the question's time window (a real date of the same triple when there is one)",
         "switch": None,
     },

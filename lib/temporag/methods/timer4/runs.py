@@ -129,3 +129,33 @@ def export_reader_sft(method, questions: Sequence, path, top_k: int = 10) -> int
         lines.append(json.dumps({"messages": messages}, ensure_ascii=False))
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return len(lines)
+
+
+def discrimination(kg, examples, encoders: dict, date_weight: float | None = None):
+    """Does a retriever learn its training task?  For held-out template questions of the train period,
+    the share whose positive fact is closer to the question than each kind of negative (Eq. 7's cosine
+    over the composed fact vectors), one row per encoder."""
+    import pandas as pd
+
+    from temporag.methods.timer4.negatives import NEGATIVE_KINDS
+    from temporag.methods.timer4.store import DATE_WEIGHT, compose, date_text
+
+    lam = DATE_WEIGHT if date_weight is None else date_weight
+    facts = [f for e in examples for f, _ in e.facts()]
+    triples = sorted({(f.s, f.r, f.o) for f in facts})
+    days = sorted({f.day for f in facts})
+    t_row = {t: i for i, t in enumerate(triples)}
+    d_row = {d: i for i, d in enumerate(days)}
+    rows = []
+    for name, enc in encoders.items():
+        q = enc.encode([e.question for e in examples], progress=False)
+        tv = enc.encode([kg.triple_text(*t) for t in triples], progress=False)
+        dv = enc.encode([date_text(d) for d in days], progress=False)
+        fv = compose(tv[[t_row[(f.s, f.r, f.o)] for f in facts]], dv[[d_row[f.day] for f in facts]], lam)
+        cos = (fv.reshape(len(examples), -1, fv.shape[1]) * q[:, None, :]).sum(-1)  # positive, then negatives
+        beats = {
+            f"positive beats {k}-incorrect": float((cos[:, 0] > cos[:, i + 1]).mean())
+            for i, k in enumerate(NEGATIVE_KINDS)
+        }
+        rows.append({"retriever": name, **beats, "questions": len(examples)})
+    return pd.DataFrame(rows)
