@@ -62,6 +62,16 @@ def test_tables_show_counts_with_a_missing_row_as_whole_numbers(tmp_path, tmp_ca
     assert [c.strip() for c in rows[4].strip("|").split("|")] == ["", "", "0.000"]
 
 
+def test_tables_show_a_column_named_as_a_count_as_whole_numbers(tmp_path, tmp_cache):
+    # SAR's Table 1 printed n as "20.000": pandas had made the column float although no row lacks a value
+    res = Results("demo", {}, out_dir=tmp_path / "demo")
+    res.table("t", pd.DataFrame({"n": [20.0, 954.0], "hits@1": [0.05, 1.0]}), "caption")
+    text = (tmp_path / "demo" / "tables.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    assert [c.strip() for c in rows[2].strip("|").split("|")] == ["20", "0.050"]
+    assert [c.strip() for c in rows[3].strip("|").split("|")] == ["954", "1.000"]
+
+
 def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache, monkeypatch):
     # a stand-in checkout under tmp_path: the test never writes into the repository's figures/
     repo = tmp_path / "checkout" / "temporag"

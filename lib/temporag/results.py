@@ -67,9 +67,12 @@ def _jsonable(value: Any) -> Any:
 
 def _cell_formatter(column, float_format: str):
     """How a float column's cells read in tables.md.  A count column that pandas turned into floats
-    because one row has no value (None) reads as whole numbers, not '527516.000'."""
+    because one row has no value (None) reads as whole numbers, not '527516.000'; so does a column named
+    as a count ("n", "n_…", "failed"), whose values are whole."""
     present = column.dropna()
-    counts = len(present) < len(column) and len(present) > 0 and bool((present == present.round()).all())
+    whole = len(present) > 0 and bool((present == present.round()).all())
+    named_count = str(column.name) in {"n", "failed"} or str(column.name).startswith(("n_", "n "))
+    counts = whole and (named_count or len(present) < len(column))
 
     def cell(v: float) -> str:
         if v != v:
