@@ -95,7 +95,7 @@ def test_summary_figure_has_one_point_per_method_and_the_ceiling(tiny):
         scores.summary_row(_scores(tiny, [[0, 1, 2]] * 3, "a")),
         scores.summary_row(_scores(tiny, [[0]] * 3, "b")),
     ]
-    fig = report.summary_figure(rows, ceiling=0.9, note="test")
+    fig = report.summary_figure(rows, ceilings={"ceiling": 0.9}, note="test")
     left, right = fig.axes[:2]
     assert len(left.containers) == 2 and len(right.containers) == 2  # one errorbar per method
     assert any(abs(line.get_ydata()[0] - 0.9) < 1e-9 for line in right.lines if len(line.get_ydata()) == 2)

@@ -192,10 +192,10 @@ def pivot(breakdown: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def summary_figure(rows: Sequence[dict], ceiling: float | None = None, note: str = ""):
+def summary_figure(rows: Sequence[dict], ceilings: Mapping[str, float] | None = None, note: str = ""):
     """Two panels sharing the x axis (context tokens per question, log): answer recall of the whole
     context, and the LLM-free template reader's strict Hits@1, one point per method with its 95%
-    interval; the reader's ceiling (every fact of the main entity) dashed."""
+    interval; the reader's ceilings (label → Hits@1, e.g. every fact of the main entity) dashed."""
     import matplotlib.pyplot as plt
 
     from temporag import plots
@@ -214,11 +214,9 @@ def summary_figure(rows: Sequence[dict], ceiling: float | None = None, note: str
             ax.errorbar(
                 [x], [y], yerr=err, fmt="o", color=colours[i % len(colours)], capsize=4, label=row["method"]
             )
-        if ceiling is not None and column.startswith("template"):
-            ax.axhline(ceiling, ls="--", color="grey", lw=1)
-            ax.text(
-                ax.get_xlim()[0], ceiling, " ceiling: all facts of the main entity", va="bottom", fontsize=8
-            )
+        for text, level in (ceilings or {}).items() if column.startswith("template") else ():
+            ax.axhline(level, ls="--", color="grey", lw=1)
+            ax.text(ax.get_xlim()[0], level, f" {text}", va="bottom", fontsize=7, color="#555555")
         ax.set_xscale("log")
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("context tokens per question (cl100k, log)")

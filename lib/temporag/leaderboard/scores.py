@@ -88,6 +88,34 @@ def score_contexts(
     )
 
 
+CEILINGS = {
+    "main entity": "template reader ceiling: every fact of the parsed main entity",
+    "subgraph": "template reader on TECQA's full structure-guided subgraph",
+}
+
+
+def ceilings(kg, questions: Sequence, resources, ks: Sequence[int] = KS) -> dict[str, MethodScores]:
+    """The template reader with the widest contexts the offline parse allows — every fact of the main
+    entity, and TECQA's full structure-guided subgraph (F_main ∪ F_context, Eqs. 3–5) — so each method's
+    Hits@1 can be read against what the reader reaches when retrieval loses nothing."""
+    from temporag.methods.tecqa import subgraph
+
+    texts = [q.question for q in questions]
+    templates = resources.templates(texts)
+    contexts = {
+        "main entity": [kg.by_entity[t.pivot] if t.pivot is not None else [] for t in templates],
+        "subgraph": [subgraph(kg, c) for c in resources.parser.parse_many(texts)],
+    }
+    no_lines = lambda ids: []  # noqa: E731  (a ceiling is not shown to a reader: no tokens)
+    zero = np.zeros(len(questions))
+    return {
+        key: score_contexts(
+            CEILINGS[key], kg, questions, ctx, resources.read_contexts(questions, ctx), no_lines, zero, ks
+        )
+        for key, ctx in contexts.items()
+    }
+
+
 def with_ci(values: Sequence[float], seed: int = 0) -> tuple[float, float, float]:
     """(mean, low, high): the mean and its percentile-bootstrap 95% interval (``evaluate.bootstrap_ci``)."""
     values = np.asarray(values, dtype=float)
