@@ -30,7 +30,7 @@ from temporag.reported import PaperRef, reported
 DEFAULTS = {
     "reader_sample": {"smoke": 2, "paper": 20},  # MultiTQ questions each method's context is read on
     "document_sample": {"smoke": 4, "paper": None},  # questions per document data set (None: all)
-    "document_reader_sample": {"smoke": 1, "paper": 10},
+    "document_reader_sample": {"smoke": 1, "paper": 5},
     "require_paper_runs": {"smoke": False, "paper": True},
 }
 
