@@ -197,6 +197,7 @@ def summary_figure(rows: Sequence[dict], ceilings: Mapping[str, float] | None = 
     context, and the LLM-free template reader's strict Hits@1, one point per method with its 95%
     interval; the reader's ceilings (label → Hits@1, e.g. every fact of the main entity) dashed."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     from temporag import plots
 
@@ -214,14 +215,20 @@ def summary_figure(rows: Sequence[dict], ceilings: Mapping[str, float] | None = 
             ax.errorbar(
                 [x], [y], yerr=err, fmt="o", color=colours[i % len(colours)], capsize=4, label=row["method"]
             )
+        styles = iter(("--", ":", "-."))
         for text, level in (ceilings or {}).items() if column.startswith("template") else ():
-            ax.axhline(level, ls="--", color="grey", lw=1)
-            ax.text(ax.get_xlim()[0], level, f" {text}", va="bottom", fontsize=7, color="#555555")
+            ax.axhline(level, ls=next(styles, "--"), color="grey", lw=1, label=text)
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.xaxis.set_minor_formatter(
+            FuncFormatter(lambda v, _: f"{v:,.0f}" if str(int(v))[0] in "25" else "")
+        )
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("context tokens per question (cl100k, log)")
         ax.set_ylabel(label)
     axes[0].legend(fontsize=8, loc="lower right")
+    if ceilings:
+        axes[1].legend(handles=axes[1].lines[-len(ceilings) :], fontsize=7, loc="lower right")
     fig.suptitle("MultiTQ leaderboard: what each method's context holds, and supports, for its size")
     if note:
         plots.footnote(fig, note)
