@@ -163,3 +163,30 @@ def test_the_leaderboard_never_trains_timer4(kg, tmp_cache):
     assert roster.cached_time_retriever(kg, 96) is None  # an empty cache: no model, and none was trained
     assert not (tmp_cache / "timer4_retriever").exists()
     assert roster.cached_share(kg, "no-such-model") == 0.0
+
+
+class _Resources:
+    """SAR's shared resources, shrunk to what the ceilings need: the parse, templates and the reader."""
+
+    def __init__(self, kg) -> None:
+        self.kg = kg
+        self.parser = self
+
+    def parse_many(self, texts):
+        return [_parse(self.kg, t) for t in texts]
+
+    def templates(self, texts):
+        return [analyse(t, c) for t, c in zip(texts, self.parse_many(texts))]
+
+    def read_contexts(self, questions, contexts):
+        templates = self.templates([q.question for q in questions])
+        return TemplateReader(self.kg).read_many(templates, contexts)
+
+
+def test_ceilings_read_every_fact_of_the_main_entity_and_the_full_subgraph(tiny):
+    found = scores.ceilings(tiny, QUESTIONS, _Resources(tiny), ks=(1,))
+    assert set(found) == {"main entity", "subgraph"}
+    for key, ceiling in found.items():
+        assert ceiling.facts.tolist() == [3.0, 3.0, 3.0], key  # Iraq's three visits, all with the relation
+        assert ceiling.strict.tolist() == [1.0, 1.0, 1.0], key  # the whole timeline supports every answer
+        assert ceiling.tokens.tolist() == [0.0, 0.0, 0.0]  # a ceiling is not shown to a reader
