@@ -150,7 +150,7 @@ def test_code_table_is_gathered_from_the_packages_and_the_committed_runs(tmp_pat
 def test_resolve_parameters_fills_the_leaderboards_profile_defaults():
     smoke = report.resolve_parameters({"profile": "smoke", "reader_sample": None, "document_sample": 7})
     assert (
-        smoke["reader_sample"] == 2 and smoke["document_sample"] == 7 and smoke["require_paper_runs"] is False
+        smoke["reader_sample"] == 1 and smoke["document_sample"] == 7 and smoke["require_paper_runs"] is False
     )
     assert report.resolve_parameters({"profile": "paper"})["require_paper_runs"] is True
     with pytest.raises(ValueError, match="profile"):

@@ -19,13 +19,16 @@ VANILLA_CHUNKS = 2  # chunks Vanilla RAG shows (the IA-RAG notebook's default)
 IA_UNITS = {"smoke": 15, "paper": 40}  # IA-RAG units shown to the reader (the IA-RAG notebook's defaults)
 
 
-def prepare(datasets: Sequence[str], sample_size: int | None, encoder, rng, *, smoke: bool) -> dict:
+def prepare(datasets: Sequence[str], sample_size: int | None, encoder, seed: int = 0, *, smoke: bool) -> dict:
     """Each data set's documents, a seeded (stratified) question sample and IA-RAG's offline build; a smoke
-    corpus is the documents the questions name plus three distractors, as in the IA-RAG notebook."""
+    corpus is the documents the questions name plus three distractors.  The generator is drawn exactly as
+    the IA-RAG notebook draws it (seeded by ``seed``, data sets in order), so with the same sample size the
+    corpora — and their cached builds — are the IA-RAG notebook's own."""
     from temporag.methods.ia_rag import corpus
     from temporag.methods.ia_rag import experiments as ex
     from temporag.notebook import stratified_sample
 
+    rng = np.random.default_rng(seed)
     setups = {}
     for ds in datasets:
         docs, qas, _ = corpus.load(ds)

@@ -28,8 +28,11 @@ from temporag.reported import PaperRef, reported
 
 #: the leaderboard notebook's own defaults (``start(..., defaults=DEFAULTS)``)
 DEFAULTS = {
-    "reader_sample": {"smoke": 2, "paper": 20},  # MultiTQ questions each method's context is read on
-    "document_sample": {"smoke": 4, "paper": None},  # questions per document data set (None: all)
+    "reader_sample": {"smoke": 1, "paper": 20},  # MultiTQ questions each method's context is read on
+    "document_sample": {
+        "smoke": 8,
+        "paper": None,
+    },  # per document data set (None: all); the IA-RAG notebook's
     "document_reader_sample": {"smoke": 1, "paper": 5},
     "require_paper_runs": {"smoke": False, "paper": True},
 }
