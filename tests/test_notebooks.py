@@ -202,8 +202,59 @@ def _check_ia_rag(data: dict) -> None:
     assert {"fig4_allen", "fig3_accuracy_tokens"} <= set(data["figures"])
 
 
+def _check_leaderboard(data: dict) -> None:
+    from temporag.leaderboard.report import HEADLINES
+    from temporag.leaderboard.roster import METHODS
+
+    n = data["parameters"]["sample_size"]
+    assert n == 40 and data["parameters"]["reader_sample"] == 1
+    for method in METHODS:
+        key = f"leaderboard/{method}"
+        recall = [_metric(data, f"{key}/recall@{k}") for k in (1, 5, 10, 20)]
+        assert recall == sorted(recall) and 0.0 <= recall[0] and recall[-1] <= 1.0, method
+        # the template reader answers only from facts it is shown: a hit needs a context that holds a gold
+        hits, held = (
+            _metric(data, f"{key}/template Hits@1 strict"),
+            _metric(data, f"{key}/recall (whole context)"),
+        )
+        assert 0.0 <= hits <= held <= 1.0, method
+        low, high = data["metrics"][f"{key}/template Hits@1 strict"]["ci95"]
+        assert low <= hits <= high, method
+        assert _metric(data, f"{key}/context tokens / question") > 50, method
+        assert data["metrics"][f"{key}/reader/llm_calls"]["n"] == 1, method
+    # the seeded smoke sample: questions the template reader answers, as measured when the leaderboard was
+    # added (within one question: float ties may order differently on another machine)
+    for method, answered in {
+        "Semantic baseline": 21,
+        "TECQA (paper-faithful)": 30,
+        "SAR (offline policy)": 32,
+    }.items():
+        assert _metric(data, f"leaderboard/{method}/template Hits@1 strict") * n == pytest.approx(
+            answered, abs=1.01
+        )
+    ceiling = _metric(data, "template_reader/ceiling_main entity/hits@1")
+    assert 0.7 <= ceiling <= 1.0 and 0.5 <= _metric(data, "template_reader/ceiling_subgraph/hits@1") <= 1.0
+    for ds in ("TimeQA", "TempReason", "ComplexTR"):
+        for method in ("Vanilla RAG", "IA-RAG"):
+            assert 0.0 <= _metric(data, f"documents/{ds}/{method}/retrieval_recall") <= 1.0
+    headline = data["tables"]["headline"]["records"]
+    assert len(headline) == len(HEADLINES) and {r["paper"] for r in headline} == {
+        "tecqa",
+        "star_rag",
+        "timer4",
+        "sar",
+        "ia_rag",
+    }
+    assert {r["paper value"] for r in headline if r["paper"] == "tecqa"} == {0.811}
+    code = data["tables"]["paper_vs_code_vs_kit"]["records"]
+    assert {r["method"] for r in code} == {"tecqa", "star_rag", "timer4", "sar", "ia_rag"}
+    assert {"leaderboard", "breakdown_template_hits1", "breakdown_recall", "documents"} <= set(data["tables"])
+    assert "leaderboard_summary" in data["figures"]
+
+
 CHECKS = {
     "00_tour": _check_tour,
+    "leaderboard": _check_leaderboard,
     "tecqa": _check_tecqa,
     "star_rag": _check_star_rag,
     "sar": _check_sar,
@@ -218,6 +269,7 @@ NULL_MEANS_SOMETHING_IN = {
     "tecqa": {"reader_facts"},  # None: the reader sees the whole chain
     "ia_rag": {"K1"},  # None: the paper's per-data-set number of MEUs
     "timer4": {"released_outputs"},  # None: no released TimeR4 output files to re-score
+    "leaderboard": {"document_sample"},  # None: every question of each document data set
 }
 
 

@@ -1,0 +1,403 @@
+"""The leaderboard's tables and its one figure.
+
+* :func:`leaderboard_table` — one row per MultiTQ method: answer recall@k, template-reader Hits@1 (strict
+  and lenient) with bootstrap 95% intervals, context facts and tokens, retrieval latency p50 / p95, and
+  the embedded reader's Hits@1, LLM calls and tokens on the small sample.
+* :func:`summary_figure` — recall of the whole context and template Hits@1 against context tokens, one
+  point per method with its interval: the trade-off at a glance.
+* :func:`headline_table` — each paper's printed headline (:class:`~temporag.reported.PaperRef`, never
+  typed here), the kit's number under the paper's own protocol (read from the committed
+  ``figures/<paper>/results.json``) and under the common protocol, and why they differ (the paper's
+  protocol is the note :mod:`temporag.reported` keeps with the printed cell).
+* :func:`code_table` — paper vs released code vs kit for every method, gathered from the packages
+  (STAR-RAG's and TimeR4's readings of the released code, every paper's printed hyper-parameters beside
+  the value the kit's committed run used).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from temporag.reported import PaperRef, reported
+
+#: the leaderboard notebook's own defaults (``start(..., defaults=DEFAULTS)``)
+DEFAULTS = {
+    "reader_sample": {"smoke": 1, "paper": 20},  # MultiTQ questions each method's context is read on
+    "document_sample": {
+        "smoke": 8,
+        "paper": None,
+    },  # per document data set (None: all); the IA-RAG notebook's
+    "document_reader_sample": {"smoke": 1, "paper": 5},
+    "require_paper_runs": {"smoke": False, "paper": True},
+}
+
+
+class MissingPaperRun(FileNotFoundError):
+    """A paper's committed run (``figures/<paper>/results.json``) or one of its metrics is missing."""
+
+
+def resolve_parameters(params: dict) -> dict:
+    """The notebook's parameters with the leaderboard's own profile defaults (:data:`DEFAULTS`) filled in
+    before ``start`` (which would otherwise give ``reader_sample`` the kit-wide profile default)."""
+    profile = params.get("profile", "smoke")
+    if profile not in ("smoke", "paper"):
+        raise ValueError(f"profile must be 'smoke' or 'paper', got {profile!r}")
+    return {**params, **{k: v[profile] for k, v in DEFAULTS.items() if params.get(k) is None}}
+
+
+def check_paper_runs(figures_dir: Path, headlines: Sequence[Headline] | None = None) -> None:
+    """Fail before any work when a committed paper run the headline table reads is missing (the paper
+    profile requires them all), naming the command that makes it."""
+    missing = sorted(
+        {h.ref.paper for h in (headlines or HEADLINES) if paper_run(h.ref.paper, figures_dir) is None}
+    )
+    if missing:
+        commands = "; ".join(f"temporag reproduce {p} -p profile=paper" for p in missing)
+        raise MissingPaperRun(
+            f"the headline table reads figures/<paper>/results.json, missing for {', '.join(missing)} under "
+            f"{figures_dir}: run {commands} first, or pass -p require_paper_runs=False to list them"
+        )
+
+
+def record(results, rows: Sequence[dict], reads: Mapping[str, dict], reader: str) -> None:
+    """Every leaderboard number into results.json (with n, interval and rule), one metric per cell."""
+    for row in rows:
+        key, n = f"leaderboard/{row['method']}", row["n"]
+        for col in [c for c in row if c not in ("method", "n") and "CI" not in c]:
+            ci = [row[f"{col} CI low"], row[f"{col} CI high"]] if f"{col} CI low" in row else None
+            rule = "strict" if "strict" in col else ("lenient" if "lenient" in col else None)
+            extra = {"ci95": ci} if ci else {}
+            results.metric(
+                f"{key}/{col}",
+                row[col],
+                n=n,
+                rule=rule,
+                reader="template reader (no LLM)" if "template" in col else None,
+                **extra,
+            )
+        read = reads.get(row["method"])
+        if read:
+            for col in ("strict", "lenient", "llm_calls", "prompt_tokens", "completion_tokens"):
+                results.metric(
+                    f"{key}/reader/{col}", read[col], n=read["n"], failed=read["failed"], reader=reader
+                )
+
+
+@dataclass(frozen=True)
+class Headline:
+    """Where a paper's headline is printed, where the kit records it under the paper's own protocol, and
+    which common-protocol row stands beside it."""
+
+    ref: PaperRef
+    kit_key: str  # metric in figures/<paper>/results.json
+    common: str  # leaderboard method (MultiTQ) or "<data set>/<method>" (documents)
+    rule: str  # the scoring rule of the paper's number (and of the kit's under the paper's protocol)
+
+
+HEADLINES = (
+    Headline(
+        PaperRef("tecqa", "Table 1", "TECQA", "Overall"),
+        "table1/strict/Overall",
+        "TECQA (paper-faithful)",
+        "strict Hits@1",
+    ),
+    Headline(
+        PaperRef("star_rag", "Table 2", "STAR-RAG", "Hit@1"),
+        "table2/MultiTQ/STAR-RAG/hits@1",
+        "STAR-RAG (as printed)",
+        "strict Hits@1",
+    ),
+    Headline(
+        PaperRef("timer4", "Table 3", "TimeR4", "Overall"),
+        "table3/whole/Overall",
+        "TimeR4",
+        "TimeR4's whole-output substring rule",
+    ),
+    Headline(
+        PaperRef("sar", "Table 1", "SAR (GPT-4.1)", "Overall"),
+        "table1/SAR/llm/Overall",
+        "SAR (offline policy)",
+        "strict Hits@1",
+    ),
+    *(
+        Headline(
+            PaperRef("ia_rag", "Table 2", "IA-RAG", "Acc.", ds),
+            f"table2/{ds}/IA-RAG/accuracy",
+            f"{ds}/IA-RAG",
+            "DyG-RAG token-level accuracy",
+        )
+        for ds in ("TimeQA", "TempReason", "ComplexTR")
+    ),
+)
+
+
+def _fmt_ci(mean: float, low: float, high: float) -> str:
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def leaderboard_table(
+    rows: Sequence[dict], reads: Mapping[str, dict], notes: Mapping[str, str]
+) -> pd.DataFrame:
+    """The MultiTQ leaderboard from :func:`scores.summary_row` rows and :func:`scores.read_sample` results."""
+    out = []
+    for row in rows:
+        name, read = row["method"], reads.get(row["method"], {})
+        out.append(
+            {
+                "method": name,
+                "n": row["n"],
+                **{k: row[k] for k in row if k.startswith("recall@") and "CI" not in k},
+                "recall (whole context)": _fmt_ci(
+                    *(row[f"recall (whole context){s}"] for s in ("", " CI low", " CI high"))
+                ),
+                "template Hits@1 strict": _fmt_ci(
+                    *(row[f"template Hits@1 strict{s}"] for s in ("", " CI low", " CI high"))
+                ),
+                "template Hits@1 lenient": row["template Hits@1 lenient"],
+                "facts / question": row["facts / question"],
+                "context tokens / question": row["context tokens / question"],
+                "retrieval p50 ms": row["retrieval p50 ms"],
+                "retrieval p95 ms": row["retrieval p95 ms"],
+                "retrieval LLM calls / question": 0,
+                "reader n": read.get("n", 0),
+                "reader Hits@1 strict": read.get("strict", np.nan),
+                "reader Hits@1 lenient": read.get("lenient", np.nan),
+                "reader LLM calls / question": read.get("llm_calls", np.nan),
+                "reader tokens / question": read.get("prompt_tokens", 0) + read.get("completion_tokens", 0),
+                "variant": notes.get(name, ""),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def pivot(breakdown: pd.DataFrame) -> pd.DataFrame:
+    """A :func:`scores.breakdown_table` as rows overall / Single / Multiple / each qtype, one column per
+    method ("mean [low, high]") plus n."""
+    methods = list(dict.fromkeys(breakdown.method))
+    order = [("overall", "all"), ("qlabel", "Single"), ("qlabel", "Multiple")]
+    order += [("qtype", c) for c in sorted(breakdown[breakdown.group == "qtype"].category.unique())]
+    rows = []
+    for group, cat in order:
+        sub = breakdown[(breakdown.group == group) & (breakdown.category == cat)]
+        if sub.empty:
+            continue
+        row = {"category": cat if group != "overall" else "overall", "n": int(sub.n.iloc[0])}
+        for m in methods:
+            hit = sub[sub.method == m].iloc[0]
+            row[m] = _fmt_ci(hit["mean"], hit.ci_low, hit.ci_high)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def summary_figure(rows: Sequence[dict], ceilings: Mapping[str, float] | None = None, note: str = ""):
+    """Two panels sharing the x axis (context tokens per question, log): answer recall of the whole
+    context, and the LLM-free template reader's strict Hits@1, one point per method with its 95%
+    interval; the reader's ceilings (label → Hits@1, e.g. every fact of the main entity) dashed."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    from temporag import plots
+
+    plots.use_house_style()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharex=True)
+    colours = plots.PALETTE
+    panels = (
+        ("recall (whole context)", "answer recall of the context"),
+        ("template Hits@1 strict", "template-reader Hits@1 (strict, no LLM)"),
+    )
+    for ax, (column, label) in zip(axes, panels):
+        for i, row in enumerate(rows):
+            x, y = row["context tokens / question"], row[column]
+            err = [[y - row[f"{column} CI low"]], [row[f"{column} CI high"] - y]]
+            ax.errorbar(
+                [x], [y], yerr=err, fmt="o", color=colours[i % len(colours)], capsize=4, label=row["method"]
+            )
+        styles = iter(("--", ":", "-."))
+        for text, level in (ceilings or {}).items() if column.startswith("template") else ():
+            ax.axhline(level, ls=next(styles, "--"), color="grey", lw=1, label=text)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.xaxis.set_minor_formatter(
+            FuncFormatter(lambda v, _: f"{v:,.0f}" if str(int(v))[0] in "25" else "")
+        )
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("context tokens per question (cl100k, log)")
+        ax.set_ylabel(label)
+    axes[0].legend(fontsize=8, loc="lower right")
+    if ceilings:
+        axes[1].legend(handles=axes[1].lines[-len(ceilings) :], fontsize=7, loc="lower right")
+    fig.suptitle("MultiTQ leaderboard: what each method's context holds, and supports, for its size")
+    if note:
+        plots.footnote(fig, note)
+    fig.tight_layout()
+    return fig
+
+
+# -- the paper's protocol beside the common one ------------------------------------------------------
+
+
+def paper_run(paper: str, figures_dir: Path) -> dict | None:
+    """The committed paper-profile run of ``paper`` (its results.json), or None when it is not there."""
+    path = Path(figures_dir) / paper / "results.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def paper_protocol(ref: PaperRef) -> str:
+    """The note :mod:`temporag.reported` keeps with the printed cell: its reader, sample, encoder."""
+    cells = [r for r in reported(ref.paper, ref.source, ref.dataset, ref.row) if r.column == ref.column]
+    return cells[0].note if cells else ""
+
+
+def _why(h: Headline, kit: dict | None, common: dict | None) -> str:
+    parts = [f"paper: {paper_protocol(h.ref)}; rule {h.rule}"]
+    if kit is not None:
+        parts.append(f"kit (paper protocol): reader {kit.get('reader')}, rule {h.rule}, n = {kit.get('n')}")
+    if common is not None:
+        parts.append(f"kit (common protocol): {common['how']}")
+    parts.append("embedder: all-MiniLM-L6-v2 in every kit column")
+    return "; ".join(parts)
+
+
+def headline_table(
+    common: Mapping[str, dict],
+    figures_dir: Path,
+    *,
+    require: bool = True,
+    headlines: Sequence[Headline] = HEADLINES,
+) -> pd.DataFrame:
+    """Paper / kit under the paper's protocol / kit under the common protocol, per headline.
+
+    ``common`` maps a leaderboard name to {"value", "n", "how"}.  A missing ``figures/<paper>/results.json``
+    (or metric) raises :class:`MissingPaperRun` naming the command that makes it when ``require``; otherwise
+    the row says so."""
+    rows = []
+    for h in headlines:
+        run = paper_run(h.ref.paper, figures_dir)
+        metric = None if run is None else run["metrics"].get(h.kit_key)
+        if metric is None:
+            what = (
+                f"{Path(figures_dir) / h.ref.paper / 'results.json'} is missing"
+                if run is None
+                else f"{h.kit_key} is missing from {h.ref.paper}'s results.json"
+            )
+            fix = f"run `temporag reproduce {h.ref.paper} -p profile=paper` (the committed paper-profile run)"
+            if require:
+                raise MissingPaperRun(f"{what}: {fix}")
+            kit = None
+            kit_text = f"missing — {fix}"
+        else:
+            kit = metric if isinstance(metric, dict) else {"value": metric}
+            kit_text = "—" if kit.get("value") is None else f"{kit['value']:.3f} (n = {kit.get('n')})"
+        c = common.get(h.common)
+        rows.append(
+            {
+                "paper": h.ref.paper,
+                "headline": h.ref.label(),
+                "paper value": h.ref.value(),
+                "kit, paper's protocol": kit_text,
+                "kit, common protocol": "—" if c is None else f"{c['value']:.3f} (n = {c['n']})",
+                "why they differ": _why(h, kit, c),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# -- paper vs released code vs kit ----------------------------------------------------------------
+
+#: a paper's printed hyper-parameter (reported.py column) → the parameter its notebook records
+KIT_PARAMETER = {
+    ("tecqa", "K"): "K",
+    ("tecqa", "N"): "N",
+    ("star_rag", "K1"): "K1",
+    ("star_rag", "K2"): "K2",
+    ("sar", "K"): "K",
+    ("sar", "N"): "N",
+    ("ia_rag", "K1"): "K1",
+    ("ia_rag", "K2"): "K2",
+    ("ia_rag", "MAX_LEVELS"): "max_levels",
+    ("ia_rag", "T_sem"): "tau",
+}
+
+
+OTHER_KGS = ("CronQuestions", "TimeQuestions", "Forecast")  # TKGQA data sets the paper notebooks do not run
+WITH_CODE = {
+    "star_rag": "see this method's released-code rows",
+    "timer4": "see this method's released-code rows",
+}
+
+
+def _hyperparameters(paper: str, figures_dir: Path) -> list[dict]:
+    run = paper_run(paper, figures_dir)
+    params = {} if run is None else run.get("parameters", {})
+    rows = []
+    for r in reported(paper):
+        if r.metric != "hyperparameter":
+            continue
+        name = r.column if r.column != "Value" else r.row
+        kit_name = KIT_PARAMETER.get((paper, name))
+        if r.dataset in OTHER_KGS:
+            kit = f"not run: the kit's {paper} notebook runs MultiTQ"
+        elif run is None:
+            kit = f"figures/{paper}/results.json missing"
+        elif kit_name is None:
+            kit = "not a notebook parameter"
+        else:
+            kit = params.get(kit_name, "not recorded")
+            kit = "the paper's per-data-set default" if kit is None else f"{kit_name} = {kit}"
+        where = f"{r.source}" + (f", {r.dataset}" if r.dataset else "")
+        rows.append(
+            {
+                "method": paper,
+                "aspect": name,
+                "paper": f"{r.value:g} ({where})",
+                "released code (our reading)": WITH_CODE.get(paper, ""),
+                "kit": kit,
+                "from": "reported.py + committed run",
+            }
+        )
+    return rows
+
+
+def code_table(figures_dir: Path) -> pd.DataFrame:
+    """Paper vs released code vs kit for all five methods, gathered: STAR-RAG's and TimeR4's readings of
+    their released code (their packages' data, with file:line evidence), and every paper's printed
+    hyper-parameters beside what the kit's committed run recorded."""
+    from temporag.methods.star_rag.code_tables import PAPER_VS_CODE as STAR_CODE
+    from temporag.methods.timer4.released import PAPER_VS_CODE as TIMER4_CODE
+
+    rows = []
+    for step, paper, code, evidence, kit in STAR_CODE:
+        rows.append(
+            {
+                "method": "star_rag",
+                "aspect": step,
+                "paper": paper,
+                "released code (our reading)": f"{code} [{evidence}]",
+                "kit": kit,
+                "from": "star_rag.code_tables.PAPER_VS_CODE",
+            }
+        )
+    for r in TIMER4_CODE:
+        rows.append(
+            {
+                "method": "timer4",
+                "aspect": r["aspect"],
+                "paper": r["paper"],
+                "released code (our reading)": r["released code"],
+                "kit": r["kit"],
+                "from": "timer4.released.PAPER_VS_CODE",
+            }
+        )
+    for paper in ("tecqa", "star_rag", "timer4", "sar", "ia_rag"):
+        rows.extend(_hyperparameters(paper, figures_dir))
+    frame = pd.DataFrame(rows)
+    frame.loc[frame["released code (our reading)"] == "", "released code (our reading)"] = (
+        "no released code read by the kit"
+    )
+    return frame

@@ -1,0 +1,192 @@
+"""The leaderboard's scoring, tables and figure: values on a hand-made timeline, the headline table's
+three columns read from committed-run files (and its clear failure when one is missing), the gathered
+paper-vs-code table, and the TimeR4 rule that the leaderboard never trains."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from temporag.data.multitq import Question
+from temporag.data.tkg import TemporalKG, day_number
+from temporag.leaderboard import report, scores
+from temporag.methods.tecqa import Constraints
+from temporag.reported import lookup
+from temporag.template_reader import TemplateReader, analyse
+
+ENTITIES = ["Iraq", "Iran", "Kenya", "France"]
+RELATIONS = ["Make_a_visit"]
+FACTS = [  # subject, relation, object, day
+    ("Iran", "Make_a_visit", "Iraq", "2005-01-10"),  # 0
+    ("Kenya", "Make_a_visit", "Iraq", "2005-02-15"),  # 1
+    ("France", "Make_a_visit", "Iraq", "2005-03-20"),  # 2
+]
+
+
+@pytest.fixture(scope="module")
+def tiny() -> TemporalKG:
+    ent, rel = {e: i for i, e in enumerate(ENTITIES)}, {r: i for i, r in enumerate(RELATIONS)}
+    col = lambda i, table: np.asarray([table[f[i]] for f in FACTS], dtype=np.int32)  # noqa: E731
+    t = np.asarray([day_number(f[3]) for f in FACTS], dtype=np.int32)
+    return TemporalKG(col(0, ent), col(1, rel), col(2, ent), t, t.copy(), ENTITIES, RELATIONS)
+
+
+def _question(quid, text, answers, qtype, qlabel="Single", answer_type="entity"):
+    return Question(quid, text, tuple(answers), answer_type, "day", qtype, qlabel)
+
+
+def _parse(kg, text):
+    return Constraints(text, (0,), (0,), 0, main_mention="Iraq", raw={"constraint_entities": []})
+
+
+QUESTIONS = [
+    _question(1, "Who first visited Iraq?", ["Iran"], "first_last"),
+    _question(2, "Who last visited Iraq?", ["France"], "first_last"),
+    _question(3, "Who visited Iraq after 1 March 2005?", ["France"], "before_after", "Multiple"),
+]
+
+
+def _scores(kg, contexts, name="m"):
+    templates = [analyse(q.question, _parse(kg, q.question)) for q in QUESTIONS]
+    readings = TemplateReader(kg).read_many(templates, contexts)
+    lines = lambda ids: kg.verbalise_many(ids)  # noqa: E731
+    return scores.score_contexts(
+        name, kg, QUESTIONS, contexts, readings, lines, [0.001, 0.002, 0.003], (1, 2)
+    )
+
+
+def test_context_that_holds_the_answer_but_not_its_support_scores_recall_without_hits(tiny):
+    # question 1's context lacks Iran's visit (the first): France is in it at rank 1, Kenya after —
+    # the reader answers Kenya (the earliest it sees) and misses; question 2's context supports France
+    contexts = [[2, 1], [2, 0], [0, 1]]
+    s = _scores(tiny, contexts)
+    # recall: Q1's gold Iran is not in [2, 1]; Q2's France at rank 1; Q3's France not in [0, 1]
+    assert s.recall[1].tolist() == [0.0, 1.0, 0.0]
+    assert s.context_recall.tolist() == [0.0, 1.0, 0.0]
+    assert s.answers[0][0] == "Kenya" and s.answers[1][0] == "France"
+    assert s.strict.tolist() == [0.0, 1.0, 0.0] and s.lenient.tolist() == [0.0, 1.0, 0.0]
+    assert s.facts.tolist() == [2, 2, 2] and (s.tokens > 5).all()
+    # the whole timeline supports every answer
+    full = _scores(tiny, [[0, 1, 2]] * 3)
+    assert full.strict.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_summary_row_and_breakdown_carry_intervals_around_the_mean(tiny):
+    s = _scores(tiny, [[0, 1, 2], [2, 0], [0, 1]])
+    row = scores.summary_row(s)
+    assert row["n"] == 3 and row["template Hits@1 strict"] == pytest.approx(2 / 3)
+    assert row["template Hits@1 strict CI low"] <= 2 / 3 <= row["template Hits@1 strict CI high"]
+    assert row["retrieval p50 ms"] == pytest.approx(2.0)
+    frame = scores.breakdown_table(QUESTIONS, [s], "template Hits@1 strict")
+    by = {(r.group, r.category): r["mean"] for _, r in frame.iterrows()}
+    assert by[("qlabel", "Single")] == 1.0 and by[("qlabel", "Multiple")] == 0.0
+    pivot = report.pivot(frame)
+    assert pivot.category.tolist()[:3] == ["overall", "Single", "Multiple"]
+    assert pivot.loc[0, "m"].startswith("0.667 [")
+    table = report.leaderboard_table([row], {}, {"m": "a note"})
+    assert table.loc[0, "variant"] == "a note" and table.loc[0, "reader n"] == 0
+    assert not any("CI" in c for c in table.columns)
+
+
+def test_summary_figure_has_one_point_per_method_and_the_ceiling(tiny):
+    rows = [
+        scores.summary_row(_scores(tiny, [[0, 1, 2]] * 3, "a")),
+        scores.summary_row(_scores(tiny, [[0]] * 3, "b")),
+    ]
+    fig = report.summary_figure(rows, ceilings={"ceiling": 0.9}, note="test")
+    left, right = fig.axes[:2]
+    assert len(left.containers) == 2 and len(right.containers) == 2  # one errorbar per method
+    assert any(abs(line.get_ydata()[0] - 0.9) < 1e-9 for line in right.lines if len(line.get_ydata()) == 2)
+
+
+def _committed(root, paper, metrics, parameters=None):
+    folder = root / paper
+    folder.mkdir(parents=True)
+    data = {"metrics": metrics, "parameters": parameters or {}}
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_headline_table_reads_the_committed_run_and_fails_clearly_without_it(tmp_path):
+    tecqa_kit = {"value": 0.1, "paper": 0.811, "n": 40, "reader": "SmolLM2", "rule": "strict"}
+    _committed(tmp_path, "tecqa", {"table1/strict/Overall": tecqa_kit})
+    common = {"TECQA (paper-faithful)": {"value": 0.75, "n": 954, "how": "template reader"}}
+    with pytest.raises(report.MissingPaperRun, match="temporag reproduce star_rag -p profile=paper"):
+        report.headline_table(common, tmp_path, require=True)
+    with pytest.raises(report.MissingPaperRun, match="sar, star_rag, timer4"):
+        report.check_paper_runs(tmp_path)
+    table = report.headline_table(common, tmp_path, require=False)
+    row = table[table.paper == "tecqa"].iloc[0]
+    assert row["paper value"] == lookup("tecqa", "Table 1", "TECQA", "Overall", "MultiTQ") == 0.811
+    assert row["kit, paper's protocol"] == "0.100 (n = 40)"
+    assert row["kit, common protocol"] == "0.750 (n = 954)"
+    assert "Qwen3-8B" in row["why they differ"] and "SmolLM2" in row["why they differ"]
+    missing = table[table.paper == "timer4"].iloc[0]
+    assert missing["kit, paper's protocol"].startswith("missing — run `temporag reproduce timer4")
+    assert len(table) == len(report.HEADLINES) and set(table.paper) == {
+        "tecqa",
+        "star_rag",
+        "timer4",
+        "sar",
+        "ia_rag",
+    }
+
+
+def test_code_table_is_gathered_from_the_packages_and_the_committed_runs(tmp_path):
+    from temporag.methods.star_rag.code_tables import PAPER_VS_CODE as STAR
+    from temporag.methods.timer4.released import PAPER_VS_CODE as TIMER4
+
+    _committed(tmp_path, "tecqa", {}, {"K": 40, "N": 2})
+    table = report.code_table(tmp_path)
+    assert (table.method == "star_rag").sum() >= len(STAR) and (table.method == "timer4").sum() >= len(TIMER4)
+    k = table[(table.method == "tecqa") & (table.aspect == "K")].iloc[0]
+    assert k["paper"].startswith("40 (Figure 4") and k["kit"] == "K = 40"
+    assert k["released code (our reading)"] == "no released code read by the kit"
+    sar_k = table[(table.method == "sar") & (table.aspect == "K")].iloc[0]
+    assert sar_k["kit"] == "figures/sar/results.json missing"
+
+
+def test_resolve_parameters_fills_the_leaderboards_profile_defaults():
+    smoke = report.resolve_parameters({"profile": "smoke", "reader_sample": None, "document_sample": 7})
+    assert (
+        smoke["reader_sample"] == 1 and smoke["document_sample"] == 7 and smoke["require_paper_runs"] is False
+    )
+    assert report.resolve_parameters({"profile": "paper"})["require_paper_runs"] is True
+    with pytest.raises(ValueError, match="profile"):
+        report.resolve_parameters({"profile": "full"})
+
+
+def test_the_leaderboard_never_trains_timer4(kg, tmp_cache):
+    from temporag.leaderboard import roster
+
+    assert roster.cached_time_retriever(kg, 96) is None  # an empty cache: no model, and none was trained
+    assert not (tmp_cache / "timer4_retriever").exists()
+    assert roster.cached_share(kg, "no-such-model") == 0.0
+
+
+class _Resources:
+    """SAR's shared resources, shrunk to what the ceilings need: the parse, templates and the reader."""
+
+    def __init__(self, kg) -> None:
+        self.kg = kg
+        self.parser = self
+
+    def parse_many(self, texts):
+        return [_parse(self.kg, t) for t in texts]
+
+    def templates(self, texts):
+        return [analyse(t, c) for t, c in zip(texts, self.parse_many(texts))]
+
+    def read_contexts(self, questions, contexts):
+        templates = self.templates([q.question for q in questions])
+        return TemplateReader(self.kg).read_many(templates, contexts)
+
+
+def test_ceilings_read_every_fact_of_the_main_entity_and_the_full_subgraph(tiny):
+    found = scores.ceilings(tiny, QUESTIONS, _Resources(tiny), ks=(1,))
+    assert set(found) == {"main entity", "subgraph"}
+    for key, ceiling in found.items():
+        assert ceiling.facts.tolist() == [3.0, 3.0, 3.0], key  # Iraq's three visits, all with the relation
+        assert ceiling.strict.tolist() == [1.0, 1.0, 1.0], key  # the whole timeline supports every answer
+        assert ceiling.tokens.tolist() == [0.0, 0.0, 0.0]  # a ceiling is not shown to a reader
