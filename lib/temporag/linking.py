@@ -418,6 +418,41 @@ class EntityLinker:
                 ids[i], scores[i] = cands[best], float(sims[best])
         return ids, scores
 
+    def alternatives(
+        self, texts: Sequence[str], chosen: Sequence[int], k: int, margin: float
+    ) -> list[list[tuple[int, float]]]:
+        """Other readings of uncertain mentions: up to ``k`` entities whose cosine with the span is within
+        ``margin`` of the chosen entity's, best first, as (entity, gap).  A chosen ``Role (Place)`` entity
+        keeps its place (the alternatives are that place and its roles), so "the Prime Minister of India"
+        may also read "Head of Government (India)" but never another country's role."""
+        if not len(texts) or k <= 0:
+            return [[] for _ in texts]
+        if self.encoder is None or self.entity_vectors is None:
+            raise ValueError("entity alternatives need an encoder and entity_vectors")
+        vecs = self.encoder.encode([_strip_article(t) for t in texts], progress=False)
+        out = []
+        for v, eid in zip(vecs, chosen):
+            place = self.place_of(int(eid)) if self.role_scheme else None
+            entry = self.places.get(name_key(place)) if place is not None else None
+            if entry is not None:
+                pool = np.asarray(([entry[0]] if entry[0] is not None else []) + entry[1], dtype=np.int64)
+                sims = self.entity_vectors[pool] @ v
+            else:
+                pool, sims = None, self.entity_vectors @ v
+            ref = float(self.entity_vectors[int(eid)] @ v)
+            order = np.argsort(-sims, kind="stable")
+            picked = []
+            for j in order[: k + 1]:
+                e = int(pool[j]) if pool is not None else int(j)
+                gap = ref - float(sims[j])
+                if e == int(eid):
+                    continue
+                if gap > margin or len(picked) == k:
+                    break
+                picked.append((e, round(max(gap, 0.0), 4)))
+            out.append(picked)
+        return out
+
     def link(self, question: str) -> list[Mention]:
         """Entity mentions of one question, in order, each grounded; see :meth:`link_many`."""
         return self.link_many([question])[0]
