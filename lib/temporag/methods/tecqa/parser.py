@@ -156,11 +156,16 @@ class OfflineParser:
             idx = main_entity_index(q, ms)
             mains.append((idx, ms[idx].entity if idx is not None else None))
             phrases.append(predicate_text(q, ms))
-        uncertain = [i for i, (idx, _) in enumerate(mains) if idx is not None and mentions[i][idx].score < 1.0]
+        uncertain = [
+            i for i, (idx, _) in enumerate(mains) if idx is not None and mentions[i][idx].score < 1.0
+        ]
         alts: list[list[tuple[int, float]]] = [[] for _ in questions]
         if a > 0 and uncertain:
             found = self.linker.alternatives(
-                [mentions[i][mains[i][0]].text for i in uncertain], [mains[i][1] for i in uncertain], a, margin
+                [mentions[i][mains[i][0]].text for i in uncertain],
+                [mains[i][1] for i in uncertain],
+                a,
+                margin,
             )
             for i, picked in zip(uncertain, found):
                 alts[i] = picked
