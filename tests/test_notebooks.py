@@ -61,6 +61,9 @@ def _check_tecqa(data: dict) -> None:
     # §13, beyond the paper without an LLM: the improved variant keeps ≥ the answers in ≤ 20 facts
     assert _metric(data, "beyond/improved/chain_facts") <= 20
     assert _metric(data, "beyond/improved/chain_recall") >= _metric(data, "beyond/faithful@20/chain_recall")
+    subgraph = _metric(data, "beyond/improved/subgraph_recall")
+    assert subgraph >= _metric(data, "beyond/faithful/subgraph_recall")
+    assert {"beyond_alternatives_grid", "beyond_alternatives_check"} <= set(data["tables"])
     whole_chain = _metric(data, "beyond/faithful/chain_recall")
     assert whole_chain == pytest.approx(_metric(data, "chain/answer_recall"))
     assert {"fig2_recall_at_20", "fig4_sensitivity", "fig5_integrity", "subgraph_sizes"} <= set(

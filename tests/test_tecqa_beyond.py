@@ -164,3 +164,78 @@ def test_guided_chain_answers_a_bare_last_question_with_the_pairs_latest_fact(kg
     assert chain.explicit == [] and chain.implicit[0].first_day == int(sub.t_start[pair].max())
     with pytest.raises(ValueError, match="chain must be one of"):
         _model(sub).chain(c, np.zeros(384, dtype=np.float32), chain="llm")
+
+
+# -- subgraph ≥ 99%: other readings of an uncertain main mention ------------------------------------------
+
+
+def _india_slice(kg):
+    roles = [e for e, label in enumerate(kg.entity_labels) if label.endswith("(India)")]
+    keep = [kg.label_to_entity[x] for x in ("Governor (India)", "Head of Government (India)")]
+    facts = kg.by_entity.many(np.asarray(roles))
+    facts = np.union1d(facts[:: max(1, len(facts) // 2500)], kg.by_entity.many(np.asarray(keep)))
+    return kg_slice(kg, facts)
+
+
+def test_uncertain_main_mention_keeps_its_places_close_readings(kg, tmp_cache):
+    sub = _india_slice(kg)
+    question = "When did the Prime Minister of India first make a visit to Pakistan?"
+    options = {"linker_options": {"date_words": True, "role_scheme": True}}
+    paper = tecqa.make_offline_parser(sub, **options).parse(question)
+    wide = tecqa.make_offline_parser(sub, main_alternatives=2, main_margin=0.05, **options).parse(question)
+    governor = sub.label_to_entity["Governor (India)"]
+    head = sub.label_to_entity["Head of Government (India)"]
+    assert paper.main == wide.main == governor and paper.alternatives == ()  # cosine 0.729 vs 0.719
+    assert head in wide.alternatives and wide.mains[0] == governor
+    labels = [sub.entity_labels[e] for e in wide.mains]
+    assert all(label.endswith("(India)") or label == "India" for label in labels)
+    assert all(0 <= g <= 0.05 for g in wide.raw["main_alternative_gaps"])
+    assert head not in wide.others  # an alternative is a reading of the pivot, not another entity
+    before, after = tecqa.subgraph(sub, paper), tecqa.subgraph(sub, wide)
+    assert set(before) <= set(after) or paper.relations != wide.relations
+    assert np.isin(head, np.concatenate([sub.s[after], sub.o[after]]))  # the head of government's facts join
+    assert not np.isin(head, np.concatenate([sub.s[before], sub.o[before]]))
+
+
+def test_exact_main_names_get_no_alternatives(kg, tmp_cache):
+    sub = iraq_visits(kg)
+    parser = tecqa.make_offline_parser(sub, main_alternatives=3, main_margin=0.3)
+    c = parser.parse("When did Jack Straw first travel to Iraq?")
+    assert sub.entity_labels[c.main] == "Jack Straw" and c.alternatives == ()
+    with pytest.raises(ValueError, match="main_alternatives"):
+        tecqa.make_offline_parser(sub, main_alternatives=-1)
+
+
+def test_f_main_unites_the_alternatives_facts_and_answer_keys_follow_them(kg):
+    sub = iraq_visits(kg)
+    iraq, straw = sub.label_to_entity["Iraq"], sub.label_to_entity["Jack Straw"]
+    visit = sub.relation_labels.index("Make a visit")
+    alone = Constraints("q", (straw,), (visit,), straw)
+    both = Constraints("q", (straw,), (visit,), straw, alternatives=(iraq,))
+    f_straw, f_both = tecqa.subgraph(sub, alone), tecqa.subgraph(sub, both)
+    f_iraq = sub.by_entity[iraq][sub.r[sub.by_entity[iraq]] == visit]
+    assert both.mains == (straw, iraq) and alone.mains == (straw,)
+    assert np.array_equal(f_both, np.union1d(f_straw, f_iraq))
+    from temporag.methods.tecqa.guided import answer_keys
+
+    focus = question_focus("Who visited Iraq?")
+    keys = answer_keys(sub, f_both, np.zeros(len(f_both)), both.mains, focus)
+    assert not np.isin(keys, [straw, iraq]).any()  # the partner of either reading, never the reading itself
+
+
+def test_held_out_choice_picks_the_smallest_setting_reaching_99_percent():
+    from types import SimpleNamespace
+
+    from temporag.methods.tecqa.beyond import _held_out_choice
+
+    questions = [SimpleNamespace(qtype="a" if i % 2 else "b") for i in range(200)]
+    recall = {
+        (0,): (np.arange(200) % 20 >= 2).astype(float),  # misses 10% everywhere
+        (1,): np.r_[np.zeros(1), np.ones(199)],  # misses one question
+        (2,): np.ones(200),
+    }
+    size = {(0,): np.full(200, 10.0), (1,): np.full(200, 12.0), (2,): np.full(200, 50.0)}
+    rows = _held_out_choice(questions, list(recall), recall, size, folds=2, seed=0)
+    assert [r[0] for r in rows] == ["fold 1 of 2", "fold 2 of 2", "held-out type a", "held-out type b"]
+    assert {r[2] for r in rows} == {(1,)}  # (0,) misses 10%, (2,) costs 4x the size
+    assert sum(r[1] for r in rows[:2]) == 200 and all(r[4] == 12.0 for r in rows)

@@ -164,6 +164,7 @@ class EntityLinker:
         self.entity_vectors = entity_vectors
         self.date_words = date_words
         self.role_scheme = role_scheme
+        self._span_memo: dict[str, np.ndarray] = {}
 
     @cached_property
     def places(self) -> dict[tuple[str, ...], tuple[int | None, list[int]]]:
@@ -418,6 +419,41 @@ class EntityLinker:
                 ids[i], scores[i] = cands[best], float(sims[best])
         return ids, scores
 
+    def alternatives(
+        self, texts: Sequence[str], chosen: Sequence[int], k: int, margin: float
+    ) -> list[list[tuple[int, float]]]:
+        """Other readings of uncertain mentions: up to ``k`` entities whose cosine with the span is within
+        ``margin`` of the chosen entity's, best first, as (entity, gap).  A chosen ``Role (Place)`` entity
+        keeps its place (the alternatives are that place and its roles), so "the Prime Minister of India"
+        may also read "Head of Government (India)" but never another country's role."""
+        if not len(texts) or k <= 0:
+            return [[] for _ in texts]
+        if self.encoder is None or self.entity_vectors is None:
+            raise ValueError("entity alternatives need an encoder and entity_vectors")
+        vecs = _encode_memo(self.encoder, [_strip_article(t) for t in texts], self._span_memo)
+        out = []
+        for v, eid in zip(vecs, chosen):
+            place = self.place_of(int(eid)) if self.role_scheme else None
+            entry = self.places.get(name_key(place)) if place is not None else None
+            if entry is not None:
+                pool = np.asarray(([entry[0]] if entry[0] is not None else []) + entry[1], dtype=np.int64)
+                sims = self.entity_vectors[pool] @ v
+            else:
+                pool, sims = None, self.entity_vectors @ v
+            ref = float(self.entity_vectors[int(eid)] @ v)
+            order = np.argsort(-sims, kind="stable")
+            picked = []
+            for j in order[: k + 1]:
+                e = int(pool[j]) if pool is not None else int(j)
+                gap = ref - float(sims[j])
+                if e == int(eid):
+                    continue
+                if gap > margin or len(picked) == k:
+                    break
+                picked.append((e, round(max(gap, 0.0), 4)))
+            out.append(picked)
+        return out
+
     def link(self, question: str) -> list[Mention]:
         """Entity mentions of one question, in order, each grounded; see :meth:`link_many`."""
         return self.link_many([question])[0]
@@ -665,6 +701,7 @@ class RelationGrounder:
         self.relation_vectors = relation_vectors
         self.use_cues = use_cues
         self.paraphrase_vectors, self.paraphrase_of = paraphrase_vectors, paraphrase_of
+        self._phrase_memo: dict[str, np.ndarray] = {}
 
     def score_rows(
         self,
@@ -680,7 +717,7 @@ class RelationGrounder:
             return np.zeros((0, len(self.kg.relation_labels)), dtype=np.float32)
         exact = {name_key(label): i for i, label in enumerate(self.kg.relation_labels)}
         labels = [label.casefold() for label in self.kg.relation_labels]
-        vecs = self.encoder.encode([t or "event" for t in texts], progress=False)
+        vecs = _encode_memo(self.encoder, [t or "event" for t in texts], self._phrase_memo)
         sims = np.asarray(vecs @ self.relation_vectors.T, dtype=np.float32)
         if self.paraphrase_vectors is not None:
             forms = vecs @ self.paraphrase_vectors.T
@@ -720,6 +757,17 @@ class RelationGrounder:
         ids[:] = rows.argmax(axis=1)
         scores[:] = rows[np.arange(len(texts)), ids]
         return ids, scores
+
+
+def _encode_memo(encoder, texts: Sequence[str], memo: dict[str, np.ndarray]) -> np.ndarray:
+    """Embed texts, each distinct text once per grounder: a held-out check re-grounds the same phrases
+    under several settings, and the cued and uncued scores share one embedding."""
+    todo = list(dict.fromkeys(t for t in texts if t not in memo))
+    if todo:
+        memo.update(zip(todo, encoder.encode(todo, progress=False)))
+    if not len(texts):
+        return np.zeros((0, encoder.dim), dtype=np.float32)
+    return np.stack([memo[t] for t in texts])
 
 
 def top_relations(row: np.ndarray, m: int = 1, margin: float = 0.0) -> list[int]:

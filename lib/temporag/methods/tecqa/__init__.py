@@ -29,7 +29,8 @@ in the K-nearest selection (earlier fact, then lower id) and in serialisation (m
 Tables and figures: :mod:`temporag.methods.tecqa.report`.
 
 Beyond the paper, without an LLM (every switch off by default, so the paper-faithful variant is unchanged):
-the offline parser's :data:`IMPROVED_PARSER` switches (date words, role scheme, relation union) and the
+the offline parser's :data:`IMPROVED_PARSER` switches (date words, role scheme, relation union, main entity
+alternatives) and the
 question-guided chain ``chain="guided"`` (:mod:`.guided`); :mod:`.beyond` compares the variants.
 """
 

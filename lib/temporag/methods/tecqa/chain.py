@@ -26,7 +26,8 @@ def subgraph_parts(kg, constraints: Constraints) -> tuple[np.ndarray, np.ndarray
     rels = np.asarray(constraints.relations, dtype=np.int32)
     if constraints.main is None or not len(rels):
         return empty, empty
-    facts = kg.by_entity[constraints.main]
+    mains = constraints.mains
+    facts = kg.by_entity[mains[0]] if len(mains) == 1 else kg.by_entity.many(np.asarray(mains))
     f_main = facts[np.isin(kg.r[facts], rels)] if len(rels) > 1 else facts[kg.r[facts] == rels[0]]
     f_main = np.unique(f_main)
     others = np.asarray(constraints.others, dtype=np.int32)

@@ -119,13 +119,13 @@ def reference_points(
     if explicit:
         return list(explicit), "explicit date"
     main = constraints.main
-    refs = [e for e in constraints.raw.get("constraint_entities", []) if e != main]
+    refs = [e for e in constraints.raw.get("constraint_entities", []) if e not in constraints.mains]
     if not refs and (focus.direction or focus.same_period):
         refs = list(constraints.others)
     if refs and main is not None:
         joined = facts[np.isin(kg.s[facts], refs) | np.isin(kg.o[facts], refs)]
         if not len(joined):  # the reference event may have another relation: any fact of main with it
-            pool = kg.by_entity[main]
+            pool = kg.by_entity.many(np.asarray(constraints.mains))
             joined = pool[np.isin(kg.s[pool], refs) | np.isin(kg.o[pool], refs)]
         if len(joined):
             ref_days = np.unique((kg.t_start[joined].astype(np.int64) + kg.t_end[joined]) // 2)
@@ -162,16 +162,18 @@ def joint_mask(kg, constraints: Constraints, facts: np.ndarray) -> np.ndarray:
     return np.isin(kg.s[facts], partners) | np.isin(kg.o[facts], partners)
 
 
-def answer_keys(kg, facts: np.ndarray, days: np.ndarray, main: int | None, focus: Focus) -> np.ndarray:
-    """The candidate answer each fact offers: a date at the asked granularity, or the partner entity."""
+def answer_keys(kg, facts: np.ndarray, days: np.ndarray, main, focus: Focus) -> np.ndarray:
+    """The candidate answer each fact offers: a date at the asked granularity, or the partner entity
+    (``main``: the main entity, or the main entity with its alternatives)."""
     if focus.asks_time:
         unit = {"year": "datetime64[Y]", "month": "datetime64[M]"}.get(focus.granularity)
         if unit is None:
             return days.astype(np.int64)
         return days.astype("datetime64[D]").astype(unit).astype(np.int64)
-    if main is None:
+    mains = np.atleast_1d(np.asarray(main if main is not None else [], dtype=np.int64))
+    if not len(mains):
         return kg.o[facts].astype(np.int64)
-    return np.where(kg.s[facts] == main, kg.o[facts], kg.s[facts]).astype(np.int64)
+    return np.where(np.isin(kg.s[facts], mains), kg.o[facts], kg.s[facts]).astype(np.int64)
 
 
 def scan_order(days: np.ndarray, sims: np.ndarray, anchors: Sequence[TimeValue], focus: Focus) -> np.ndarray:
@@ -226,7 +228,7 @@ def guided_chain(
     if joint.any():  # the named pair's own facts first, in scan order; the rest after them
         order = np.concatenate([order[joint[order]], order[~joint[order]]])
     if dedupe and len(order):
-        keys = answer_keys(kg, facts[order], days[order], constraints.main, focus)
+        keys = answer_keys(kg, facts[order], days[order], constraints.mains, focus)
         _, first_pos = np.unique(keys, return_index=True)
         order = order[np.sort(first_pos)]
     order = order[:max_facts] if max_facts > 0 else order

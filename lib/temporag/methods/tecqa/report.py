@@ -33,6 +33,7 @@ from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: one modu
     by_qtype_table,
     comparison_table,
     failure_class_table,
+    main_alternatives_check,
     record_beyond,
     relation_union_check,
 )
