@@ -164,7 +164,8 @@ def joint_mask(kg, constraints: Constraints, facts: np.ndarray) -> np.ndarray:
 
 def answer_keys(kg, facts: np.ndarray, days: np.ndarray, main, focus: Focus) -> np.ndarray:
     """The candidate answer each fact offers: a date at the asked granularity, or the partner entity
-    (``main``: the main entity, or the main entity with its alternatives)."""
+    (``main``: the main entity, or the main entity with its alternatives).  A fact joining two readings of
+    the main mention offers no answer: its key is -1, so dedupe keeps one such fact, never an answer."""
     if focus.asks_time:
         unit = {"year": "datetime64[Y]", "month": "datetime64[M]"}.get(focus.granularity)
         if unit is None:
@@ -173,7 +174,10 @@ def answer_keys(kg, facts: np.ndarray, days: np.ndarray, main, focus: Focus) -> 
     mains = np.atleast_1d(np.asarray(main if main is not None else [], dtype=np.int64))
     if not len(mains):
         return kg.o[facts].astype(np.int64)
-    return np.where(np.isin(kg.s[facts], mains), kg.o[facts], kg.s[facts]).astype(np.int64)
+    subject_is_main, object_is_main = np.isin(kg.s[facts], mains), np.isin(kg.o[facts], mains)
+    keys = np.where(subject_is_main, kg.o[facts], kg.s[facts]).astype(np.int64)
+    keys[subject_is_main & object_is_main] = -1
+    return keys
 
 
 def scan_order(days: np.ndarray, sims: np.ndarray, anchors: Sequence[TimeValue], focus: Focus) -> np.ndarray:
