@@ -38,7 +38,7 @@ def throughput(backend: str, texts: list[str]) -> float:
 def recall_at_20(kg, questions, backend: str) -> float:
     """Semantic baseline answer recall@20 with ``backend``'s vectors (builds its full index if needed)."""
     retriever = SemanticRetriever(kg, Encoder(backend=backend))
-    ranked = retriever.retrieve(questions, k=20, progress=False).ranked
+    ranked = retriever.retrieve(questions, k=20, progress=False).ids
     return float(answer_recall_at_k(kg, ranked, questions, [20])[20].mean())
 
 
