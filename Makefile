@@ -45,8 +45,11 @@ $(CORE): pyproject.toml | $(BASE)
 	rm -f $(VENV)/.core-* && touch $@
 
 $(LLAMA): | $(BASE)
-	@echo "building $(LLAMA_REQ) from source in the background of setup (log: $(VENV)/llama-build.log)"
 	mkdir -p $(WHEELS)
+	# a venv that already has it (set up before this step existed) builds nothing
+	if [ "$$($(BIN)/python -c 'import importlib.metadata as m; print(m.version("llama_cpp_python"))' \
+	      2>/dev/null)" = "$(word 2,$(subst ==, ,$(LLAMA_REQ)))" ]; then touch $@; exit 0; fi; \
+	echo "building $(LLAMA_REQ) from source beside the rest of setup (log: $(VENV)/llama-build.log)"; \
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel -q --no-deps -w $(WHEELS) $(LLAMA_REQ) \
 	  > $(VENV)/llama-build.log 2>&1 || { tail -30 $(VENV)/llama-build.log; exit 1; }
 	touch $@

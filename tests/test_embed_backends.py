@@ -69,3 +69,12 @@ def test_onnx_batches_reorder_back(tmp_cache):
     enc = Encoder(backend="onnx", batch_size=2)
     one_by_one = np.vstack([enc.encode([t]) for t in TEXTS])
     assert np.allclose(enc.encode(TEXTS), one_by_one, atol=1e-5)
+
+
+def test_a_garbled_export_is_rebuilt(tmp_cache):
+    first = Encoder(backend="onnx")
+    want = first.encode(TEXTS[:2])
+    first.onnx.path.write_bytes(b"not an onnx graph")
+    again = Encoder(backend="onnx")
+    assert again.onnx.path.stat().st_size > 1_000_000  # exported afresh
+    assert np.allclose(again.encode(TEXTS[:2]), want, atol=1e-6)

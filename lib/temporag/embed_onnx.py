@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag.cache import atomic_write, building, cache_path, content_hash, file_sha256
+from temporag.cache import atomic_write, building, cache_path, content_hash, discard, file_sha256
 
 log = logging.getLogger(__name__)
 BACKENDS = ("torch", "onnx", "onnx-int8")
@@ -132,7 +132,12 @@ class OnnxSentenceEncoder:
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - a cut or garbled export fails to load in many ways
+            discard(self.path, f"ONNX Runtime cannot load it ({type(exc).__name__}: {exc})")
+            self.path = build_export(model_dir, backend, cache_dir)
+            self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         width = self.session.get_outputs()[0].shape[1]
         self.dim = width if isinstance(width, int) else int(self.encode(["x"], 1).shape[1])
 
