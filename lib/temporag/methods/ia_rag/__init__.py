@@ -77,7 +77,7 @@ def build_index(
     key = content_hash(
         CACHE_VERSION,
         [(d.doc_id, d.title, d.text) for d in docs],
-        encoder.model_name,
+        getattr(encoder, "cache_id", encoder.model_name),
         extractor,
         tightening,
         dedup,

@@ -105,7 +105,7 @@ class KnowledgeStore:
     @property
     def key(self) -> tuple:
         """Identity for memo keys: name, model, date weight and the triples held."""
-        model = getattr(self.encoder, "model_name", None)
+        model = getattr(self.encoder, "cache_id", getattr(self.encoder, "model_name", None))
         pool = None if self.triple_ids is None else content_hash(self.triple_ids)
         return (self.name, model, self.date_weight, pool)
 
