@@ -1,5 +1,5 @@
-"""`make setup|reproduce|test TORCH=cpu|cuda`: which torch build each value installs, read from
-`make -n` (a dry run: nothing is installed) on a copy of the Makefile, and a clear error for any other value."""
+"""`make setup|reproduce|test TORCH=cpu|cuda`: which torch build each value installs, read from `make -n`
+(a dry run: nothing is installed) on a copy of the Makefile, and a clear error for any other value."""
 
 from __future__ import annotations
 

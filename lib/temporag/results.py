@@ -21,7 +21,7 @@ from typing import Any
 
 from temporag import __version__
 from temporag.cache import atomic_write, file_sha256
-from temporag.config import REPO_ROOT, Settings, get_settings
+from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
 from temporag.reported import PaperRef
 
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
@@ -149,6 +149,7 @@ class Results:
             ),
             "output_dir": _jsonable(self.final_dir),
             "settings": self.settings.to_dict(),
+            "device": torch_device(self.settings),  # where torch embedded and trained (TEMPORAG_DEVICE)
             "data_checksums": data_checksums(list(data_files)),
             "metrics": {},
             "tables": {},
