@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
+import time
 from pathlib import Path
 from typing import Any
 
@@ -156,8 +157,10 @@ class Results:
             "figures": [],
             "predictions": {},
             "llm_calls": {"calls": 0, "cached": 0, "failed": 0, "last_error": None},
+            "elapsed_s": 0.0,  # from this object's creation (the notebook's start) to the last save
         }
         self._llm_before = _llm_calls()
+        self._t0 = time.perf_counter()
         self.save()
 
     def save(self) -> Path:
@@ -165,7 +168,11 @@ class Results:
         self.data["llm_calls"] = {
             **{k: now[k] - self._llm_before[k] for k in ("calls", "cached", "failed")},
             "last_error": now["last_error"] if now["failed"] > self._llm_before["failed"] else None,
+            # the cost of the run's successful calls (cached ones included), read by `temporag costs`
+            **{k: now[k] - self._llm_before[k] for k in ("prompt_tokens", "completion_tokens")},
+            "model_seconds": round(now["model_seconds"] - self._llm_before["model_seconds"], 3),
         }
+        self.data["elapsed_s"] = round(time.perf_counter() - self._t0, 1)
         return write_results_json(self.dir / "results.json", self.data)
 
     def metric(self, key: str, value: Any, **context: Any) -> Any:
