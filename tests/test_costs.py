@@ -47,6 +47,26 @@ def test_results_json_counts_tokens_and_model_seconds_of_every_call(tmp_path):
     assert run.tokens_per_call == 720 and run.calls_per_question == 1.5
 
 
+def test_failed_calls_count_as_calls_but_not_in_the_rates(tmp_path):
+    """A starved server timed out 24 of TECQA's 30 smoke calls: the projection must still plan for 30."""
+    recorded = {
+        "calls": 30,
+        "failed": 24,
+        "prompt_tokens": 4489,
+        "completion_tokens": 73,
+        "model_seconds": 204.7,
+    }
+    path = write(
+        tmp_path / "tecqa.json",
+        {"parameters": {"reader_sample": 6, "sample_size": 40}, "llm_calls": recorded},
+    )
+    run = costs.read_run(path)
+    assert (run.calls, run.failed, run.answered) == (30, 24, 6)
+    assert run.tokens_per_call == pytest.approx(4562 / 6) and run.seconds_per_call == pytest.approx(204.7 / 6)
+    served = run.projected()
+    assert served["calls"] == pytest.approx(200) and served["tokens"] == pytest.approx(200 * 4562 / 6)
+
+
 def test_old_runs_are_read_from_their_usage_metric(tmp_path):
     usage = {"calls": 200, "cached": 1, "errors": 0, "prompt_tokens": 148541, "completion_tokens": 13714}
     path = write(
@@ -87,7 +107,8 @@ def test_old_runs_are_read_from_per_question_and_reader_records(tmp_path):
          "predictions": {"reader": [{"error": None}] * 3 + [{"error": "timeout"}]}},
     )  # fmt: skip
     run = costs.read_run(star)
-    assert run.source == costs.SOURCE_READER and (run.calls, run.tokens) == (3, 1530)
+    assert run.source == costs.SOURCE_READER and (run.calls, run.failed, run.tokens) == (4, 1, 1530)
+    assert run.tokens_per_call == 510 and run.projected(questions=4)["tokens"] == pytest.approx(8 * 510)
     assert run.seconds_per_call is None and run.projected()["llm_hours"] is None
 
 
@@ -116,7 +137,7 @@ def test_cli_prints_the_table_and_refuses_a_bad_file(tmp_path, capsys):
     row = next(line for line in out.splitlines() if line.startswith("| x "))
     cells = [c.strip() for c in row.strip("|").split("|")]
     # questions read, calls, calls/question, tokens/call, s/call ... served questions, calls, tokens, hours
-    assert cells[3:8] == ["6", "12", "2.00", "800", "2.00"]
+    assert cells[3:9] == ["6", "12", "0", "2.00", "800", "2.00"]
     assert cells[-4:] == ["1,800", "3,600", "2,880,000", "2.00"]
     assert "LLM hours at 2 s per call" in out
     bad = write(tmp_path / "bad" / "results.json", {"metrics": {}})

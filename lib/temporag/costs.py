@@ -38,10 +38,11 @@ class RunCost:
     reader: str
     questions: int | None  # questions the run scored LLM-free (the projection's default target)
     read: int | None  # questions an LLM read
-    calls: int | None
-    tokens: int | None  # prompt + completion
+    calls: int | None  # every call the run asked for, failed ones included (a healthy server answers them)
+    failed: int
+    tokens: int | None  # prompt + completion of the answered calls
     prompt_tokens: int | None
-    model_seconds: float | None  # what the model took for those calls (original latency when cached)
+    model_seconds: float | None  # what the model took for the answered calls (original latency when cached)
     run_seconds: float | None
     source: str
 
@@ -50,12 +51,18 @@ class RunCost:
         return self.calls / self.read if self.calls is not None and self.read else None
 
     @property
+    def answered(self) -> int | None:
+        return self.calls - self.failed if self.calls is not None else None
+
+    @property
     def tokens_per_call(self) -> float | None:
-        return self.tokens / self.calls if self.tokens is not None and self.calls else None
+        return self.tokens / self.answered if self.tokens is not None and self.answered else None
 
     @property
     def seconds_per_call(self) -> float | None:
-        return self.model_seconds / self.calls if self.model_seconds is not None and self.calls else None
+        return (
+            self.model_seconds / self.answered if self.model_seconds is not None and self.answered else None
+        )
 
     def projected(self, questions: int | None = None, seconds_per_call: float | None = None) -> dict:
         """Calls, tokens and LLM hours when the model reads ``questions`` (default: every question the
@@ -63,7 +70,8 @@ class RunCost:
         target = questions if questions is not None else self.questions
         factor = target / self.read if target is not None and self.read else None
         calls = self.calls * factor if factor is not None and self.calls is not None else None
-        tokens = self.tokens * factor if factor is not None and self.tokens is not None else None
+        per_call = self.tokens_per_call
+        tokens = calls * per_call if calls is not None and per_call is not None else None
         rate = seconds_per_call if seconds_per_call is not None else self.seconds_per_call
         hours = calls * rate / 3600 if calls is not None and rate is not None else None
         return {"questions": target, "calls": calls, "tokens": tokens, "llm_hours": hours, "s_per_call": rate}
@@ -118,17 +126,19 @@ def _accounting(data: dict) -> tuple[dict[str, Any], str]:
     predictions = data.get("predictions", {})
     if "prompt_tokens" in recorded:
         return {
-            "calls": recorded["calls"] - recorded.get("failed", 0),
+            "calls": recorded["calls"],
+            "failed": recorded.get("failed", 0),
             "prompt_tokens": recorded["prompt_tokens"],
             "tokens": recorded["prompt_tokens"] + recorded["completion_tokens"],
             "model_seconds": recorded.get("model_seconds"),
         }, SOURCE_FULL
     usages = _usage_dicts(metrics)
     if usages:
-        ok = sum(u["calls"] - u.get("errors", 0) for u in usages)
+        failed = sum(u.get("errors", 0) for u in usages)
         seconds = sum(u.get("mean_latency_s", 0.0) * (u["calls"] - u.get("errors", 0)) for u in usages)
         return {
-            "calls": ok,
+            "calls": sum(u["calls"] for u in usages),
+            "failed": failed,
             "prompt_tokens": sum(u["prompt_tokens"] for u in usages),
             "tokens": sum(u["prompt_tokens"] + u["completion_tokens"] for u in usages),
             "model_seconds": seconds,
@@ -137,24 +147,32 @@ def _accounting(data: dict) -> tuple[dict[str, Any], str]:
     if records:
         return {
             "calls": sum(int(r.get("llm_calls", 1)) for r in records),
+            "failed": 0,  # a record's calls are the ones its agent made; failures end its attempt
             "prompt_tokens": sum(int(r["prompt_tokens"]) for r in records),
             "tokens": sum(int(r["prompt_tokens"]) + int(r.get("completion_tokens", 0)) for r in records),
             "model_seconds": sum(float(r.get("reader_s", 0.0)) for r in records),
         }, SOURCE_RECORDS
-    reads = [r for key, rs in predictions.items() if "reader" in key for r in rs if r.get("error") is None]
+    reads = [r for key, rs in predictions.items() if "reader" in key for r in rs if isinstance(r, dict)]
     if reads:
         per_call = _metric_values(metrics, "/tokens_per_question")
         seconds = _metric_values(metrics, "/seconds_per_question")
-        calls = len(reads)
+        failed = sum(r.get("error") is not None for r in reads)
+        answered = len(reads) - failed
         return {
-            "calls": calls,
+            "calls": len(reads),
+            "failed": failed,
             "prompt_tokens": None,
-            "tokens": round(calls * sum(per_call) / len(per_call)) if per_call else None,
-            "model_seconds": calls * sum(seconds) / len(seconds) if seconds else None,
+            "tokens": round(answered * sum(per_call) / len(per_call)) if per_call else None,
+            "model_seconds": answered * sum(seconds) / len(seconds) if seconds else None,
         }, SOURCE_READER
-    return {"calls": recorded.get("calls"), "prompt_tokens": None, "tokens": None, "model_seconds": None}, (
-        "llm_calls (calls only)" if "calls" in recorded else "nothing recorded"
-    )
+    nothing = {"prompt_tokens": None, "tokens": None, "model_seconds": None}
+    if "calls" in recorded:
+        return {
+            **nothing,
+            "calls": recorded["calls"],
+            "failed": recorded.get("failed", 0),
+        }, "llm_calls (calls only)"
+    return {**nothing, "calls": None, "failed": 0}, "nothing recorded"
 
 
 def read_run(path: str | Path) -> RunCost:
@@ -182,6 +200,7 @@ def read_run(path: str | Path) -> RunCost:
         questions=questions,
         read=_questions_read(params),
         calls=found["calls"],
+        failed=found["failed"],
         tokens=found["tokens"],
         prompt_tokens=found["prompt_tokens"],
         model_seconds=found["model_seconds"],
@@ -208,6 +227,7 @@ def cost_table(
                 "reader": run.reader,
                 "questions read": _fmt(run.read),
                 "LLM calls": _fmt(run.calls),
+                "failed": _fmt(run.failed),
                 "calls/question": _fmt(run.calls_per_question, "{:.2f}"),
                 "tokens/call": _fmt(run.tokens_per_call),
                 "s/call": _fmt(run.seconds_per_call, "{:.2f}"),
