@@ -3,7 +3,18 @@ SHELL := /bin/bash
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+# torch build: cpu (default) or cuda (the same pinned version from PyTorch's CUDA index, for a GPU box;
+# TORCH_CUDA names the CUDA variant of that index, e.g. cu126 for an older driver)
+TORCH ?= cpu
+TORCH_CUDA ?= cu130
+TORCH_PIP_cpu := torch==2.13.0
+TORCH_PIP_cuda := torch==2.13.0 --index-url https://download.pytorch.org/whl/$(TORCH_CUDA)
+TORCH_PIP := $(TORCH_PIP_$(TORCH))
+ifeq ($(TORCH_PIP),)
+$(error TORCH=$(TORCH) is not a torch build this kit installs: use TORCH=cpu (the default) or TORCH=cuda)
+endif
+# one stamp per (torch build, pyproject.toml): switching TORCH or editing the dependencies re-runs setup
+STAMP := $(VENV)/.installed-$(TORCH)-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PROFILE ?= smoke
 JOBS ?= 1
 # Jupyter refuses to start as root (containers, most GPU boxes) unless told it is meant
@@ -24,7 +35,7 @@ LLAMA_REQ := $(shell grep -o '"llama-cpp-python==[^"]*"' pyproject.toml | tr -d 
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 WHEELS := $(VENV)/wheels
 BASE := $(VENV)/.base
-CORE := $(VENV)/.core-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+CORE := $(VENV)/.core-$(TORCH)-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 LLAMA := $(WHEELS)/.built-$(subst ==,-,$(LLAMA_REQ))
 
 $(BASE):
@@ -33,8 +44,11 @@ $(BASE):
 	touch $@
 
 $(CORE): pyproject.toml | $(BASE)
-	# the CPU build of torch first: a bare `torch` requirement would pull a multi-GB CUDA build
-	$(BIN)/pip install -q torch==2.13.0
+	# torch first, the build TORCH asks for (a bare `torch` requirement would pull a multi-GB CUDA build);
+	# a venv holding the other build (cpu <-> cuda) drops it first, since pip sees 2.13.0 as satisfied
+	$(BIN)/python -c "import sys, torch; sys.exit((torch.version.cuda is None) != ('$(TORCH)' == 'cpu'))" \
+	  2>/dev/null || $(BIN)/pip uninstall -q -y torch
+	$(BIN)/pip install -q $(TORCH_PIP)
 	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab") for r in p["optional-dependencies"][e]]; \
 	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt

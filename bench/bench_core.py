@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from temporag.config import describe_device
 from temporag.data import multitq
 from temporag.embed import Encoder, VectorIndex, kg_triple_vectors
 from temporag.methods.semantic import SemanticRetriever
@@ -17,6 +18,7 @@ def peak_rss_mb() -> float:
 
 
 def main() -> None:
+    print(f"device (embedding, TimeR4 training): {describe_device()}")
     t0 = time.perf_counter()
     multitq._KG_CACHE.clear()
     kg = multitq.load_kg()
@@ -32,7 +34,7 @@ def main() -> None:
     enc.encode(sample, progress=False)
     rate = len(sample) / (time.perf_counter() - t0)
     print(
-        f"embedding throughput (MiniLM, backend {enc.backend}, {len(sample)} fact texts): "
+        f"embedding throughput (MiniLM, backend {enc.backend} on {enc.device}, {len(sample)} fact texts): "
         f"{rate:.0f} sentences/s "
         f"→ {kg.n_triples / rate / 60:.1f} min for the distinct triples "
         f"({len(kg) / rate / 60:.1f} min for one text per fact)"

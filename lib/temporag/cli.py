@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import sys
 from pathlib import Path
 
@@ -109,7 +110,7 @@ def _cmd_cache(args) -> int:
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"--jobs must be a whole number ≥ 1, got {text}")
+        raise argparse.ArgumentTypeError(f"must be a whole number ≥ 1, got {text}")
     return value
 
 
@@ -199,6 +200,34 @@ def _cmd_results(args) -> int:
     return 1 if found else 0
 
 
+def _cmd_costs(args) -> int:
+    import pandas as pd
+
+    from temporag import costs, runner
+
+    paths = [Path(p) for p in args.results] or costs.default_paths(runner.FIGURES_DIR)
+    if not paths:
+        print(f"no results.json given and none under {runner.FIGURES_DIR}", file=sys.stderr)
+        return 2
+    try:
+        runs = [costs.read_run(p) for p in paths]
+    except ValueError as exc:
+        print(f"costs: {exc}", file=sys.stderr)
+        return 2
+    rows = costs.cost_table(runs, questions=args.questions, seconds_per_call=args.seconds_per_call)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True))
+    rate = f"{args.seconds_per_call:g} s per call" if args.seconds_per_call else "each run's own s/call"
+    target = f"{args.questions} questions" if args.questions else "every question the run scored"
+    print(
+        f"\nserved: a served model reading {target} (calls and tokens scale by questions / questions read), "
+        f"LLM hours at {rate}; calls are sequential, so that is the LLM share of the wall time."
+    )
+    return 0
+
+
 _WAIT_HELP = (
     "when another run is writing the same output folder, wait up to this long (default: fail at once)"
 )
@@ -282,6 +311,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--ignore-added", action="store_true", help="accept values only the new run has (new metrics/context)"
     )
     rdiff.set_defaults(func=_cmd_results)
+    cost = sub.add_parser(
+        "costs",
+        help="LLM calls, tokens and time per notebook run, and what a served-model paper run will cost",
+    )
+    cost.add_argument("results", nargs="*", help="results.json files (default: figures/*/results.json)")
+    cost.add_argument(
+        "--questions", type=_positive, default=None, help="questions the served model reads (default: all)"
+    )
+    cost.add_argument(
+        "--seconds-per-call",
+        type=float,
+        default=None,
+        metavar="S",
+        help="your server's seconds per call (the s/call of a smoke run against it; default: each run's own)",
+    )
+    cost.add_argument("--json", action="store_true", help="print the rows as JSON")
+    cost.set_defaults(func=_cmd_costs)
     return parser
 
 

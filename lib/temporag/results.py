@@ -16,12 +16,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
+import time
 from pathlib import Path
 from typing import Any
 
 from temporag import __version__
 from temporag.cache import atomic_write, file_sha256
-from temporag.config import REPO_ROOT, Settings, get_settings
+from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
 from temporag.reported import PaperRef
 
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
@@ -152,14 +153,17 @@ class Results:
             ),
             "output_dir": _jsonable(self.final_dir),
             "settings": self.settings.to_dict(),
+            "device": torch_device(self.settings),  # where torch embedded and trained (TEMPORAG_DEVICE)
             "data_checksums": data_checksums(list(data_files)),
             "metrics": {},
             "tables": {},
             "figures": [],
             "predictions": {},
             "llm_calls": {"calls": 0, "cached": 0, "failed": 0, "last_error": None},
+            "elapsed_s": 0.0,  # from this object's creation (the notebook's start) to the last save
         }
         self._llm_before = _llm_calls()
+        self._t0 = time.perf_counter()
         self.save()
 
     def save(self) -> Path:
@@ -167,7 +171,11 @@ class Results:
         self.data["llm_calls"] = {
             **{k: now[k] - self._llm_before[k] for k in ("calls", "cached", "failed")},
             "last_error": now["last_error"] if now["failed"] > self._llm_before["failed"] else None,
+            # the cost of the run's successful calls (cached ones included), read by `temporag costs`
+            **{k: now[k] - self._llm_before[k] for k in ("prompt_tokens", "completion_tokens")},
+            "model_seconds": round(now["model_seconds"] - self._llm_before["model_seconds"], 3),
         }
+        self.data["elapsed_s"] = round(time.perf_counter() - self._t0, 1)
         return write_results_json(self.dir / "results.json", self.data)
 
     def metric(self, key: str, value: Any, **context: Any) -> Any:

@@ -233,6 +233,7 @@ def _run_locked(
             kernel_name=kernel,
             progress_bar=False,
             cwd=str(notebook_dir),
+            start_timeout=kernel_start_timeout(),
             **progress,
         )
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
@@ -259,6 +260,20 @@ def _run_locked(
     if note:
         log.warning("%s: %s", name, note)
     return RunOutcome(name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note)
+
+
+def kernel_start_timeout() -> float:
+    """Seconds a notebook's kernel may take to start: TEMPORAG_KERNEL_START_TIMEOUT, else papermill's 60.
+    On a machine loaded far past its cores a niced kernel can need longer, and every notebook of a batch
+    then fails with "Kernel didn't respond in 60 seconds" before running a cell."""
+    raw = os.environ.get("TEMPORAG_KERNEL_START_TIMEOUT") or "60"
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if value <= 0:
+        raise ValueError(f"TEMPORAG_KERNEL_START_TIMEOUT={raw!r} must be a number of seconds > 0")
+    return value
 
 
 def _stamp(status: str, fingerprint: str, params: dict, seconds: float, note: str, error: str = "") -> dict:

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from temporag.cache import content_hash, save_json
-from temporag.config import embedder_path, get_settings
+from temporag.config import embedder_path, get_settings, torch_device
 from temporag.methods.timer4.negatives import TrainingExample
 from temporag.methods.timer4.store import DATE_WEIGHT, date_text
 
@@ -90,12 +90,12 @@ def eq8_pairs(q, f_vecs, per: int, same=None):
     import torch
 
     cos = (q.repeat_interleave(per, dim=0) * f_vecs).sum(-1)
-    ys = torch.zeros(len(cos))
+    ys = torch.zeros(len(cos), device=cos.device)
     ys[0::per] = 1.0
     negatives = per - 1
     if same is not None and len(q) > 1:
-        cross = (q @ f_vecs[0::per].T)[~torch.tensor(same, dtype=torch.bool)]
-        cos, ys = torch.cat([cos, cross]), torch.cat([ys, torch.zeros(len(cross))])
+        cross = (q @ f_vecs[0::per].T)[~torch.tensor(same, dtype=torch.bool, device=q.device)]
+        cos, ys = torch.cat([cos, cross]), torch.cat([ys, torch.zeros(len(cross), device=cos.device)])
         negatives += len(q) - 1
     return cos, ys, negatives
 
@@ -105,7 +105,7 @@ def code_loss(q_vecs, f_vecs):
     import torch
 
     scores = q_vecs @ f_vecs.T  # dot product, scale 1
-    target = torch.arange(len(scores))
+    target = torch.arange(len(scores), device=scores.device)
     ce = torch.nn.functional.cross_entropy
     return (ce(scores, target) + ce(scores.T, target)) / 2
 
@@ -121,10 +121,12 @@ class TrainedRetriever:
     seconds: float
     cached: bool
     losses: list
+    device: str = "cpu"  # where it was trained (TEMPORAG_DEVICE)
 
     def summary(self) -> dict:
         return {
             "path": str(self.path),
+            "device": self.device,
             "pairs": self.pairs,
             "examples": self.examples,
             "train_seconds": round(self.seconds, 1),
@@ -143,7 +145,7 @@ def training_key(examples: Sequence[TrainingExample], config: TrainConfig, base_
 def _encode(model, texts: list[str]):
     import torch
 
-    features = model.preprocess(texts)
+    features = {k: v.to(model.device) if hasattr(v, "to") else v for k, v in model.preprocess(texts).items()}
     out = model(features)["sentence_embedding"]
     return torch.nn.functional.normalize(out, dim=-1)
 
@@ -156,8 +158,8 @@ def _fact_vectors(model, kg, facts, date_weight: float):
     days = sorted({f.day for f in facts})
     tri_vecs = _encode(model, [kg.triple_text(*t) for t in tri])
     day_vecs = _encode(model, [date_text(d) for d in days])
-    ti = torch.tensor([tri.index((f.s, f.r, f.o)) for f in facts])
-    di = torch.tensor([days.index(f.day) for f in facts])
+    ti = torch.tensor([tri.index((f.s, f.r, f.o)) for f in facts], device=tri_vecs.device)
+    di = torch.tensor([days.index(f.day) for f in facts], device=day_vecs.device)
     return torch.nn.functional.normalize(tri_vecs[ti] + date_weight * day_vecs[di], dim=-1)
 
 
@@ -200,7 +202,7 @@ def _step_loss(model, kg, batch, config: TrainConfig):
         return eq8_loss(cos, ys, config.w_p, w_n, config.reading)
     questions = sorted({p[0] for p in batch})
     q = _encode(model, questions)
-    q_rows = q[torch.tensor([questions.index(p[0]) for p in batch])]
+    q_rows = q[torch.tensor([questions.index(p[0]) for p in batch], device=q.device)]
     f_vecs = _fact_vectors(model, kg, [p[1] for p in batch], config.date_weight)
     return code_loss(q_rows, f_vecs)
 
@@ -231,12 +233,20 @@ def train_retriever(
     if (target / "timer4_training.json").exists():
         meta = __import__("json").loads((target / "timer4_training.json").read_text())
         return TrainedRetriever(
-            target, config, pairs, len(examples), meta["train_seconds"], True, meta["losses"]
+            target,
+            config,
+            pairs,
+            len(examples),
+            meta["train_seconds"],
+            True,
+            meta["losses"],
+            meta.get("device", "cpu"),
         )
+    device = torch_device(settings)  # the GPU when there is one (TEMPORAG_DEVICE=auto)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     torch.manual_seed(config.seed)
     torch.set_num_threads(max(1, settings.threads))
-    model = SentenceTransformer(embedder_path(base_model), device="cpu")
+    model = SentenceTransformer(embedder_path(base_model), device=device)
     default_len = model.max_seq_length
     model.max_seq_length = config.max_seq_length
     params = _freeze(model, config.train_layers)
@@ -269,7 +279,13 @@ def train_retriever(
         model.save(str(tmp))
         save_json(
             tmp / "timer4_training.json",
-            {"train_seconds": seconds, "losses": losses, "examples": len(examples), "config": asdict(config)},
+            {
+                "train_seconds": seconds,
+                "losses": losses,
+                "examples": len(examples),
+                "config": asdict(config),
+                "device": device,
+            },
         )
         os.replace(tmp, target)
     except OSError:
@@ -278,5 +294,11 @@ def train_retriever(
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    log.info("trained the time-aware retriever on %d pairs in %.0fs → %s", pairs, seconds, target)
-    return TrainedRetriever(target, config, pairs, len(examples), seconds, False, losses)
+    log.info(
+        "trained the time-aware retriever on %d pairs in %.0fs on %s → %s",
+        pairs,
+        seconds,
+        device,
+        target,
+    )
+    return TrainedRetriever(target, config, pairs, len(examples), seconds, False, losses, device)

@@ -1,0 +1,102 @@
+"""`make setup|reproduce|test TORCH=cpu|cuda`: which torch build each value installs, read from `make -n`
+(a dry run: nothing is installed) on a copy of the Makefile, and a clear error for any other value."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CPU_LINE = ".venv/bin/pip install -q torch==2.13.0"
+CUDA_LINE = ".venv/bin/pip install -q torch==2.13.0 --index-url https://download.pytorch.org/whl/cu130"
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+
+
+@pytest.fixture()
+def checkout(tmp_path: Path) -> Path:
+    """The Makefile and pyproject.toml (the stamp hashes it) in an empty folder: no venv, no stamps."""
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(REPO / name, tmp_path / name)
+    return tmp_path
+
+
+def dry_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["make", "-n", *args], cwd=folder, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def stamp(folder: Path, torch: str) -> str:
+    digest = hashlib.sha256((folder / "pyproject.toml").read_bytes()).hexdigest()[:12]
+    return f".venv/.installed-{torch}-{digest}"
+
+
+def torch_installs(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith(".venv/bin/pip install -q torch")]
+
+
+@pytest.mark.parametrize("target", ["setup", "reproduce", "test"])
+def test_default_installs_the_cpu_wheel(checkout, target):
+    out = dry_run(checkout, target)
+    assert out.returncode == 0, out.stderr
+    assert torch_installs(out.stdout) == [CPU_LINE]
+    assert "download.pytorch.org" not in out.stdout
+    assert f"touch {stamp(checkout, 'cpu')}" in out.stdout
+
+
+@pytest.mark.parametrize("target", ["setup", "reproduce", "test"])
+def test_torch_cuda_installs_the_pinned_version_from_the_cuda_index(checkout, target):
+    out = dry_run(checkout, target, "TORCH=cuda")
+    assert out.returncode == 0, out.stderr
+    assert torch_installs(out.stdout) == [CUDA_LINE]
+    assert f"touch {stamp(checkout, 'cuda')}" in out.stdout
+    # a venv holding the CPU build drops it first (pip would call 2.13.0+cpu satisfied and keep it)
+    assert "('cuda' == 'cpu'))\" \\\n  2>/dev/null || .venv/bin/pip uninstall -q -y torch" in out.stdout
+
+
+def test_cuda_variant_can_be_chosen(checkout):
+    out = dry_run(checkout, "setup", "TORCH=cuda", "TORCH_CUDA=cu126")
+    assert torch_installs(out.stdout) == [CUDA_LINE.replace("cu130", "cu126")]
+
+
+def installed(folder: Path, torch: str) -> list[Path]:
+    """The stamps a finished `make setup TORCH=torch` leaves, oldest first (make compares their times):
+    the venv, the kit with torch (core), the llama-cpp-python wheel, the final install."""
+    digest = stamp(folder, torch).rsplit("-", 1)[1]
+    llama = re.search(r'"llama-cpp-python==([^"]+)"', (folder / "pyproject.toml").read_text()).group(1)
+    paths = [folder / ".venv" / ".base", folder / f".venv/.core-{torch}-{digest}",
+             folder / f".venv/wheels/.built-llama-cpp-python-{llama}", folder / stamp(folder, torch)]
+    for age, path in enumerate(paths):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    os.utime(folder / "pyproject.toml", (999_000, 999_000))
+    return paths
+
+
+def test_switching_the_build_reruns_setup(checkout):
+    (checkout / ".venv" / "bin").mkdir(parents=True)
+    cpu = installed(checkout, "cpu")
+    assert torch_installs(dry_run(checkout, "setup").stdout) == []  # the CPU install is current
+    assert torch_installs(dry_run(checkout, "setup", "TORCH=cuda").stdout) == [CUDA_LINE]
+    installed(checkout, "cuda")
+    for path in (cpu[1], cpu[3]):  # what setup's `rm -f .core-* .installed-*` leaves
+        path.unlink()
+    assert torch_installs(dry_run(checkout, "setup", "TORCH=cuda").stdout) == []
+    assert torch_installs(dry_run(checkout, "setup").stdout) == [CPU_LINE]
+
+
+@pytest.mark.parametrize("value", ["rocm", "CUDA", "gpu"])
+def test_unknown_value_is_a_clear_error(checkout, value):
+    out = dry_run(checkout, "setup", f"TORCH={value}")
+    assert out.returncode != 0
+    assert f"TORCH={value} is not a torch build this kit installs" in out.stderr
+    assert "TORCH=cpu (the default) or TORCH=cuda" in out.stderr
+    assert out.stdout == ""  # stopped before any recipe
