@@ -28,8 +28,11 @@ def checkout(tmp_path: Path) -> Path:
 
 
 def dry_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    # under `make test` the parent make's MAKEFLAGS/MAKELEVEL would make this one print "Entering directory"
+    inherited = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")
+    env = {k: v for k, v in os.environ.items() if k not in inherited}
     return subprocess.run(
-        ["make", "-n", *args], cwd=folder, capture_output=True, text=True, timeout=60, check=False
+        ["make", "-n", *args], cwd=folder, capture_output=True, text=True, timeout=60, check=False, env=env
     )
 
 
