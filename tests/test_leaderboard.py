@@ -112,7 +112,7 @@ def test_headline_table_reads_the_committed_run_and_fails_clearly_without_it(tmp
     tecqa_kit = {"value": 0.1, "paper": 0.811, "n": 40, "reader": "SmolLM2", "rule": "strict"}
     _committed(tmp_path, "tecqa", {"table1/strict/Overall": tecqa_kit})
     common = {"TECQA (paper-faithful)": {"value": 0.75, "n": 954, "how": "template reader"}}
-    with pytest.raises(report.MissingPaperRun, match="temporag reproduce star_rag -p profile=paper"):
+    with pytest.raises(report.MissingPaperRun, match="temporag run star_rag --profile paper"):
         report.headline_table(common, tmp_path, require=True)
     with pytest.raises(report.MissingPaperRun, match="sar, star_rag, timer4"):
         report.check_paper_runs(tmp_path)
@@ -123,7 +123,7 @@ def test_headline_table_reads_the_committed_run_and_fails_clearly_without_it(tmp
     assert row["kit, common protocol"] == "0.750 (n = 954)"
     assert "Qwen3-8B" in row["why they differ"] and "SmolLM2" in row["why they differ"]
     missing = table[table.paper == "timer4"].iloc[0]
-    assert missing["kit, paper's protocol"].startswith("missing — run `temporag reproduce timer4")
+    assert missing["kit, paper's protocol"].startswith("missing — run `temporag run timer4")
     assert len(table) == len(report.HEADLINES) and set(table.paper) == {
         "tecqa",
         "star_rag",

@@ -58,7 +58,7 @@ def check_paper_runs(figures_dir: Path, headlines: Sequence[Headline] | None = N
         {h.ref.paper for h in (headlines or HEADLINES) if paper_run(h.ref.paper, figures_dir) is None}
     )
     if missing:
-        commands = "; ".join(f"temporag reproduce {p} -p profile=paper" for p in missing)
+        commands = "; ".join(f"temporag run {p} --profile paper" for p in missing)
         raise MissingPaperRun(
             f"the headline table reads figures/<paper>/results.json, missing for {', '.join(missing)} under "
             f"{figures_dir}: run {commands} first, or pass -p require_paper_runs=False to list them"
@@ -286,7 +286,7 @@ def headline_table(
                 if run is None
                 else f"{h.kit_key} is missing from {h.ref.paper}'s results.json"
             )
-            fix = f"run `temporag reproduce {h.ref.paper} -p profile=paper` (the committed paper-profile run)"
+            fix = f"run `temporag run {h.ref.paper} --profile paper` (the committed paper-profile run)"
             if require:
                 raise MissingPaperRun(f"{what}: {fix}")
             kit = None
