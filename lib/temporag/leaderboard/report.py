@@ -224,7 +224,7 @@ def summary_figure(rows: Sequence[dict], ceilings: Mapping[str, float] | None = 
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.xaxis.set_minor_formatter(
-            FuncFormatter(lambda v, _: f"{v:,.0f}" if str(int(v))[0] in "25" else "")
+            FuncFormatter(lambda v, _: f"{v:,.0f}" if str(int(round(v)))[0] in "2345" else "")
         )
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("context tokens per question (cl100k, log)")
