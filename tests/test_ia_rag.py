@@ -301,3 +301,18 @@ def test_dyg_rag_token_scores():
     assert token_scores("Iran and Iraq", ["Iran", "Syria"]) == (0.0, 0.5)  # several golds: all must be there
     assert split_gold("A, B") == ["A", "B"] and split_gold('"Washington, D.C."') == ["Washington, D.C."]
     assert token_scores("", ["x"]) == (0.0, 0.0)
+
+
+def test_meu_of_open_start_and_open_end_children_spans_every_bound():
+    # the paper run stopped at MAX_LEVELS=6: one child known only from 2017, another only until 2005,
+    # made an MEU [2017, 2005] — an empty interval. The MEU now spans every bound its children give.
+    from temporag.methods.ia_rag.extract import IEU
+
+    units = [
+        IEU("A began in 2017.", "", 17318, None, False, 0, key="0:0"),
+        IEU("A ended in 2005.", "", None, 13087, False, 0, key="0:1"),
+    ]
+    graph = build_graph(units, np.array([[1.0, 0.0], [0.99, 0.14]], dtype=np.float32), tau=0.5)
+    forest = build_forest(graph, max_levels=2)
+    (meu,) = [m for m in forest.meus if m.level == 1]
+    assert (meu.t_start, meu.t_end) == (13087, 17318)

@@ -145,6 +145,10 @@ def build_forest(
             ieus = sorted({m for c in children for m in members[c]})
             starts = [spans[c][0] for c in children if spans[c][0] is not None]
             ends = [spans[c][1] for c in children if spans[c][1] is not None]
+            if starts and ends and min(starts) > max(ends):
+                # children known only by a start and others only by an end: the MEU spans every bound
+                # (min start / max end would be an empty interval and stop the build)
+                starts = ends = starts + ends
             sents = [graph.units[i].sentence for i in ieus]
             vecs = graph.vectors[ieus]
             if llm is not None:
