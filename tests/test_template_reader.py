@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fakes import tiny_kg
 
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
 from temporag.methods.tecqa import Constraints
 from temporag.template_reader import TemplateReader, analyse, classify, pivot_role
 
@@ -26,10 +27,7 @@ FACTS = [  # subject, relation, object, day
 
 @pytest.fixture(scope="module")
 def tiny() -> TemporalKG:
-    ent, rel = {e: i for i, e in enumerate(ENTITIES)}, {r: i for i, r in enumerate(RELATIONS)}
-    col = lambda i, table: np.asarray([table[f[i]] for f in FACTS], dtype=np.int32)  # noqa: E731
-    t = np.asarray([day_number(f[3]) for f in FACTS], dtype=np.int32)
-    return TemporalKG(col(0, ent), col(1, rel), col(2, ent), t, t.copy(), ENTITIES, RELATIONS)
+    return tiny_kg(ENTITIES, RELATIONS, FACTS)
 
 
 def _parse(kg, question, main, others=(), anchor=None, rel="Make a visit", mention=None):

@@ -308,18 +308,24 @@ def recall_by_category(
     return values, pd.concat(frames, ignore_index=True)
 
 
+def category_rows(table):
+    """(group, category, rows of ``table``) in reading order — overall, Single, Multiple, then each qtype —
+    skipping categories the table lacks; every per-category pivot walks the table this way."""
+    order = [("overall", "all"), ("qlabel", "Single"), ("qlabel", "Multiple")]
+    order += [("qtype", c) for c in sorted(table[table.group == "qtype"].category.unique())]
+    for group, cat in order:
+        sub = table[(table.group == group) & (table.category == cat)]
+        if not sub.empty:
+            yield group, cat, sub
+
+
 def pivot_by_category(table, methods: Sequence[str]):
     """A ``recall_by_category`` table as rows overall / Single / Multiple / each qtype, one column per
     method (the mean) plus n."""
     import pandas as pd
 
-    order = [("overall", "all"), ("qlabel", "Single"), ("qlabel", "Multiple")]
-    order += [("qtype", c) for c in sorted(table[table.group == "qtype"].category.unique())]
     rows = []
-    for group, cat in order:
-        sub = table[(table.group == group) & (table.category == cat)]
-        if sub.empty:
-            continue
+    for group, cat, sub in category_rows(table):
         row = {"group": group, "category": cat, "n": int(sub.n.iloc[0])}
         for m in methods:
             hit = sub[sub.method == m]

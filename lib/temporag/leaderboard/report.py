@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from temporag.evaluate import category_rows
 from temporag.reported import PaperRef, reported
 
 #: the leaderboard notebook's own defaults (``start(..., defaults=DEFAULTS)``)
@@ -180,13 +181,8 @@ def pivot(breakdown: pd.DataFrame) -> pd.DataFrame:
     """A :func:`scores.breakdown_table` as rows overall / Single / Multiple / each qtype, one column per
     method ("mean [low, high]") plus n."""
     methods = list(dict.fromkeys(breakdown.method))
-    order = [("overall", "all"), ("qlabel", "Single"), ("qlabel", "Multiple")]
-    order += [("qtype", c) for c in sorted(breakdown[breakdown.group == "qtype"].category.unique())]
     rows = []
-    for group, cat in order:
-        sub = breakdown[(breakdown.group == group) & (breakdown.category == cat)]
-        if sub.empty:
-            continue
+    for group, cat, sub in category_rows(breakdown):
         row = {"category": cat if group != "overall" else "overall", "n": int(sub.n.iloc[0])}
         for m in methods:
             hit = sub[sub.method == m].iloc[0]
