@@ -90,5 +90,20 @@ def test_results_json_records_the_device(tmp_path, no_gpu):
     r = Results("device_check", {"seed": 0}, out_dir=tmp_path / "out", settings=Settings(device="auto"))
     saved = json.loads((r.dir / "results.json").read_text())
     assert saved["device"] == "cpu" and saved["settings"]["device"] == "auto"
+    # the embedding backend is recorded as run: auto on the CPU is onnx-int8
+    assert saved["settings"]["embed_backend"] == "auto" and saved["embed_backend"] == "onnx-int8"
     with pytest.raises(RuntimeError, match="TEMPORAG_DEVICE=cuda"):
         Results("device_check", {"seed": 0}, out_dir=tmp_path / "out2", settings=Settings(device="cuda"))
+
+
+def test_auto_embed_backend_is_int8_on_the_cpu_and_torch_on_a_gpu(monkeypatch):
+    from temporag.embed import Encoder
+
+    monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "")  # unset: the default
+    assert get_settings().embed_backend == "auto"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert Encoder().backend == "onnx-int8"
+    assert Encoder(settings=Settings(device="cpu", embed_backend="torch")).backend == "torch"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert Encoder().backend == "torch"  # a GPU embeds with torch (fp32), not on the CPU's int8 graph
+    assert Encoder(settings=Settings(device="cpu")).backend == "onnx-int8"

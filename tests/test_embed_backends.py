@@ -23,7 +23,7 @@ TEXTS = [
 
 
 def test_unknown_backend_names_the_setting(monkeypatch):
-    with pytest.raises(ValueError, match="TEMPORAG_EMBED_BACKEND='openvino'.*torch, onnx, onnx-int8"):
+    with pytest.raises(ValueError, match="TEMPORAG_EMBED_BACKEND='openvino'.*auto, torch, onnx, onnx-int8"):
         check_backend("openvino")
     monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", " ONNX-int8 ")
     assert get_settings().embed_backend == "onnx-int8"

@@ -5,7 +5,8 @@ are cached in chunks keyed by (model, backend, chunk texts): a killed build resu
 and any method that embeds the same texts reuses them.
 
 The backend (``TEMPORAG_EMBED_BACKEND``) says how the same weights run: ``torch`` is the fp32 reference,
-``onnx`` / ``onnx-int8`` run a locally exported graph with ONNX Runtime (``temporag.embed_onnx``).  The
+``onnx`` / ``onnx-int8`` run a locally exported graph with ONNX Runtime (``temporag.embed_onnx``); the
+default, ``auto``, is onnx-int8 on a CPU and torch on a GPU.  The
 torch path keeps the key it always had (model, texts), so caches built before backends existed stay
 valid; every other backend adds its name to the key, so vectors of two backends never mix.
 """
@@ -53,7 +54,8 @@ class Encoder:
         self.settings = settings or get_settings()
         self.model_name = model or self.settings.embedder
         self.batch_size = batch_size
-        self.backend = check_backend(backend or self.settings.embed_backend)
+        name = backend or self.settings.embed_backend
+        self.backend = check_backend(name, torch_device(self.settings) if name == "auto" else "cpu")
 
     @property
     def cache_id(self) -> tuple | str:

@@ -23,6 +23,7 @@ from typing import Any
 from temporag import __version__
 from temporag.cache import atomic_write, file_sha256
 from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
+from temporag.embed_onnx import check_backend
 from temporag.reported import PaperRef
 
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
@@ -143,6 +144,7 @@ class Results:
             f"parameters and checksums in results.json.\n",
             encoding="utf-8",
         )
+        device = torch_device(self.settings)
         self.data: dict[str, Any] = {
             "notebook": name,
             "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -153,7 +155,8 @@ class Results:
             ),
             "output_dir": _jsonable(self.final_dir),
             "settings": self.settings.to_dict(),
-            "device": torch_device(self.settings),  # where torch embedded and trained (TEMPORAG_DEVICE)
+            "device": device,  # where torch embedded and trained (TEMPORAG_DEVICE)
+            "embed_backend": check_backend(self.settings.embed_backend, device),  # auto resolved
             "data_checksums": data_checksums(list(data_files)),
             "metrics": {},
             "tables": {},
