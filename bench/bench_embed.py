@@ -54,7 +54,8 @@ def main() -> None:
     pick = np.random.default_rng(0).choice(len(texts), SAMPLE, replace=False)
     sample = [texts[i] for i in pick]
     print(
-        f"default backend: {settings.embed_backend} (TEMPORAG_EMBED_BACKEND); threads {settings.threads}; "
+        f"default backend: {settings.embed_backend} → {Encoder().backend} (TEMPORAG_EMBED_BACKEND); "
+        f"threads {settings.threads}; "
         f"sample {SAMPLE:,} of {len(texts):,} distinct fact texts (seed 0)"
     )
     rates = {b: throughput(b, sample) for b in backends}

@@ -103,3 +103,21 @@ def test_unknown_value_is_a_clear_error(checkout, value):
     assert f"TORCH={value} is not a torch build this kit installs" in out.stderr
     assert "TORCH=cpu (the default) or TORCH=cuda" in out.stderr
     assert out.stdout == ""  # stopped before any recipe
+
+
+def requirement_installs(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if "-r .venv/requirements-core.txt" in line]
+
+
+def test_requirements_install_with_uv_by_default_and_pip_on_request(checkout):
+    uv = dry_run(checkout, "setup")
+    assert requirement_installs(uv.stdout) == [
+        ".venv/bin/uv pip install --python .venv/bin/python -q -r .venv/requirements-core.txt"
+    ]
+    assert ".venv/bin/pip install -q pip==25.3 uv==0.13.9" in uv.stdout
+    # torch still comes from pip (the local CPU wheel, or the CUDA index), before uv sees the requirements
+    assert uv.stdout.index(CPU_LINE) < uv.stdout.index("-r .venv/requirements-core.txt")
+    pip = dry_run(checkout, "setup", "INSTALLER=pip")
+    assert requirement_installs(pip.stdout) == [".venv/bin/pip install -q -r .venv/requirements-core.txt"]
+    bad = dry_run(checkout, "setup", "INSTALLER=conda")
+    assert bad.returncode != 0 and "INSTALLER=conda is not an installer this kit uses" in bad.stderr

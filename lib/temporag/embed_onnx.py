@@ -96,7 +96,15 @@ def _export_fp32(model_dir: str | Path, out: Path) -> None:
 def _quantise(fp32: Path, out: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True)
+    # onnxruntime logs a root-logger advice to run its shape pre-processing first; dynamic int8 quantisation
+    # of MatMul weights needs no shapes, so the advice is noise in every first run's output
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        root.setLevel(level)
 
 
 def _PooledEncoder(transformer):  # noqa: N802 - the class is defined on call so torch is imported lazily

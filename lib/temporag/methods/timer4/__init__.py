@@ -56,7 +56,8 @@ POOL = 100  # candidates the time-aware retriever hands to the rerank
 #: re-embeds all 166,760 triples with the fine-tuned model (~10+ minutes on two idle cores, cached).  The
 #: code-loss model is compared on a candidate pool in both (30 triples a question in the paper profile,
 #: which keeps its re-embedding to ~20k triples).  Reader calls: TimeR4 reads the kit's reader sample
-#: (Table 3), the four ablations a stratified 100 of it, Fig. 3's other n a stratified 50.
+#: (Table 3), the four ablations a stratified 100 of it, Fig. 3's other n a stratified 50 (smoke: 3 and 2,
+#: enough to run every reader path; reader calls were most of the smoke run's time).
 PROFILE_DEFAULTS = {
     "smoke": {
         "train_examples": 96,
@@ -64,8 +65,8 @@ PROFILE_DEFAULTS = {
         "pool_triples": 100,
         "code_loss": True,
         "rewrite_sample": 2,
-        "ablation_reader_sample": 6,
-        "fig3_reader_sample": 3,
+        "ablation_reader_sample": 3,
+        "fig3_reader_sample": 2,
     },
     "paper": {
         "train_examples": 4800,
