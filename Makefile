@@ -85,9 +85,10 @@ $(STAMP): $(CORE) $(LLAMA)
 	$(BIN)/pip install -q --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 
-# embed MultiTQ's facts and names once (resumable, shared through the cache); needs only the core install
+# embed MultiTQ's facts and names once (resumable, shared through the cache) with the backend PROFILE's runs use;
+# needs only the core install
 warm: $(CORE)
-	$(BIN)/temporag warm
+	$(BIN)/temporag warm --profile $(PROFILE)
 
 # every notebook (JOBS at a time), then the HTML index of every run (runs/index/index.html); the setup
 # steps and the cache warm-up run side by side first

@@ -51,3 +51,10 @@ def _closed_llm_breakers():
     reset_breakers()
     yield
     reset_breakers()
+
+
+@pytest.fixture(autouse=True)
+def _restore_embed_backend(monkeypatch):
+    """A notebook run started in-process fixes TEMPORAG_EMBED_BACKEND for its process (embed.run_backend);
+    monkeypatch puts the variable back after each test so no test sees another's choice."""
+    monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", os.environ.get("TEMPORAG_EMBED_BACKEND", ""))

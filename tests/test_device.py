@@ -90,20 +90,28 @@ def test_results_json_records_the_device(tmp_path, no_gpu):
     r = Results("device_check", {"seed": 0}, out_dir=tmp_path / "out", settings=Settings(device="auto"))
     saved = json.loads((r.dir / "results.json").read_text())
     assert saved["device"] == "cpu" and saved["settings"]["device"] == "auto"
-    # the embedding backend is recorded as run: auto on the CPU is onnx-int8
-    assert saved["settings"]["embed_backend"] == "auto" and saved["embed_backend"] == "onnx-int8"
+    # the embedding backend is recorded as run: auto outside a smoke run is the torch reference
+    assert saved["settings"]["embed_backend"] == "auto" and saved["embed_backend"] == "torch"
     with pytest.raises(RuntimeError, match="TEMPORAG_DEVICE=cuda"):
         Results("device_check", {"seed": 0}, out_dir=tmp_path / "out2", settings=Settings(device="cuda"))
 
 
-def test_auto_embed_backend_is_int8_on_the_cpu_and_torch_on_a_gpu(monkeypatch):
-    from temporag.embed import Encoder
+def test_auto_embed_backend_is_int8_for_smoke_runs_on_the_cpu_and_torch_otherwise(monkeypatch):
+    from temporag.embed import Encoder, run_backend
+    from temporag.embed_onnx import check_backend
 
     monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "")  # unset: the default
     assert get_settings().embed_backend == "auto"
+    assert Encoder().backend == "torch"  # library use: the reference
+    assert check_backend("auto", "cpu", "smoke") == "onnx-int8"
+    assert check_backend("auto", "cpu", "paper") == "torch"  # numbers shown beside the paper's
+    assert check_backend("auto", "cuda", "smoke") == "torch"  # a GPU embeds fp32 faster than int8 on a CPU
+    assert check_backend("onnx", "cuda", "paper") == "onnx"  # an explicit choice is kept
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    assert Encoder().backend == "onnx-int8"
-    assert Encoder(settings=Settings(device="cpu", embed_backend="torch")).backend == "torch"
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    assert Encoder().backend == "torch"  # a GPU embeds with torch (fp32), not on the CPU's int8 graph
-    assert Encoder(settings=Settings(device="cpu")).backend == "onnx-int8"
+    smoke = run_backend(get_settings(), "smoke")
+    # the run records its backend, and every encoder of the run's process uses it
+    assert smoke.embed_backend == "onnx-int8" and Encoder().backend == "onnx-int8"
+    monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "")
+    assert run_backend(get_settings(), "paper").embed_backend == "torch" and Encoder().backend == "torch"
+    monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "onnx")
+    assert run_backend(get_settings(), "smoke").embed_backend == "onnx"

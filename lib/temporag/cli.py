@@ -77,7 +77,7 @@ def _cmd_reproduce(args) -> int:
 def _cmd_warm(args) -> int:
     from temporag.warm import warm_multitq
 
-    seconds = warm_multitq()
+    seconds = warm_multitq(profile=args.profile)
     print("warm: " + ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items()))
     return 0
 
@@ -279,6 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
     index.set_defaults(func=_cmd_index)
 
     warm = sub.add_parser("warm", help="embed MultiTQ's facts and names now (what the notebooks share)")
+    warm.add_argument(
+        "--profile", default="smoke", choices=["smoke", "paper"],
+        help="embed with the backend this profile's runs use (auto: smoke on a CPU → onnx-int8, else torch)",
+    )
     warm.set_defaults(func=_cmd_warm)
 
     cache = sub.add_parser("cache", help="merge another cache folder (e.g. a worker's) into this one")

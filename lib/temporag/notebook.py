@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from temporag.config import Settings, get_settings
+from temporag.embed import run_backend
 from temporag.params import validate as validate_params
 from temporag.results import Results
 
@@ -104,6 +105,7 @@ def start(
     settings = get_settings(
         llm_model=params.get("llm_model"), llm_base_url=params.get("llm_base_url"), seed=params.get("seed")
     )
+    settings = run_backend(settings, profile)  # auto: onnx-int8 for smoke on a CPU, else torch
     if settings.llm_base_url is not None and params.get("reader_sample") is None and profile == "paper":
         resolved["reader_sample"] = None  # a served model reads every question
     resolved = resolve_defaults(resolved, defaults or {}, profile, settings)

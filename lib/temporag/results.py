@@ -156,7 +156,7 @@ class Results:
             "output_dir": _jsonable(self.final_dir),
             "settings": self.settings.to_dict(),
             "device": device,  # where torch embedded and trained (TEMPORAG_DEVICE)
-            "embed_backend": check_backend(self.settings.embed_backend, device),  # auto resolved
+            "embed_backend": check_backend(self.settings.embed_backend, device),  # as run
             "data_checksums": data_checksums(list(data_files)),
             "metrics": {},
             "tables": {},

@@ -13,12 +13,12 @@ import time
 from temporag.config import get_settings
 
 
-def warm_multitq(progress: bool = True) -> dict[str, float]:
-    """Embed MultiTQ's fact texts and names with the configured backend; seconds per step."""
+def warm_multitq(progress: bool = True, profile: str = "smoke") -> dict[str, float]:
+    """Embed MultiTQ's fact texts and names with the backend ``profile``'s runs use; seconds per step."""
     from temporag.data import multitq
-    from temporag.embed import Encoder, kg_name_vectors, kg_triple_vectors
+    from temporag.embed import Encoder, kg_name_vectors, kg_triple_vectors, run_backend
 
-    settings = get_settings()
+    settings = run_backend(get_settings(), profile)
     seconds = {}
     t0 = time.perf_counter()
     kg = multitq.load_kg()
