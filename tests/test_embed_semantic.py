@@ -8,7 +8,7 @@ from fakes import fake_llm
 from slices import iraq_visits, kg_slice
 
 from temporag.embed import Encoder, VectorIndex, cosine_top_k
-from temporag.methods.semantic import SemanticRetriever, time_bonus, top_k_stable
+from temporag.methods.semantic import SemanticRetriever, event_scores, time_bonus, top_events, top_k_stable
 from temporag.timeutil import parse_time
 
 
@@ -42,6 +42,24 @@ def test_top_k_stable_breaks_ties_by_position():
     scores = np.array([0.5, 0.9, 0.9, 0.1, 0.9])
     assert top_k_stable(scores, 2).tolist() == [1, 2]
     assert top_k_stable(scores, 4).tolist() == [1, 2, 4, 0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_top_events_equals_ranking_every_event_on_the_full_kg(kg, seed):
+    # triple scores with many exact ties and near-ties (rounded), so the pruning bound and the tie order
+    # (earlier fact first) are both exercised; with and without a named period, at several k
+    rng = np.random.default_rng(seed)
+    row = np.round(rng.random(kg.n_triples, dtype=np.float32) * 0.6, 3 if seed % 2 else 2).astype(np.float32)
+    every = np.arange(len(kg))
+    assert kg.by_triple.ids_of(np.array([3, 0, 3])).tolist() == sorted(
+        kg.by_triple[3].tolist() * 2 + kg.by_triple[0].tolist()
+    )
+    for times in ([], [parse_time("2012-06")], [parse_time("2008"), parse_time("2015-02")]):
+        for weight in (0.1, 0.0):
+            full = event_scores(kg, row, every, times, weight)
+            for k in (1, 5, 20, 50, 200):
+                fast = top_events(kg, row, times, k, weight)
+                assert fast.tolist() == top_k_stable(full, k).tolist(), (times, weight, k)
 
 
 def test_time_bonus_marks_facts_in_named_period(kg):

@@ -59,6 +59,15 @@ class CSRIndex:
     def count(self, key: int) -> int:
         return int(self.offsets[key + 1] - self.offsets[key])
 
+    def ids_of(self, keys: np.ndarray) -> np.ndarray:
+        """Fact ids of several keys, ascending, without a Python loop over the keys (a fact listed under
+        two of the keys appears twice; ``many`` is the unique form)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        starts = self.offsets[keys]
+        lens = self.offsets[keys + 1] - starts
+        flat = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        return np.sort(self.ids[flat]).astype(np.int64)
+
 
 @dataclass
 class TemporalKG:
@@ -187,6 +196,11 @@ class TemporalKG:
         r = rest % self.n_relations
         s = rest // self.n_relations
         return s.astype(np.int32), r.astype(np.int32), o.astype(np.int32)
+
+    @cached_property
+    def by_triple(self) -> CSRIndex:
+        """The events of each distinct triple (one triple, many dates)."""
+        return CSRIndex.build(self.triple_of_fact, self.n_triples)
 
     @property
     def n_triples(self) -> int:

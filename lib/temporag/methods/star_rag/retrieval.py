@@ -22,8 +22,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
-from temporag.data.tkg import CSRIndex
-from temporag.methods.semantic import SemanticRetriever, question_times, time_bonus, top_k_stable
+from temporag.methods.semantic import (
+    SemanticRetriever,
+    event_scores,
+    question_times,
+    top_events,
+    top_k_stable,
+)
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.nodes_spans import RuleNodes
 from temporag.params import check as check_params
@@ -118,36 +123,26 @@ class StarTrace:
 class QueryScores:
     """One question's event scores, computed only for the events asked about.
 
-    score(f) = cos(q, triple(f)) + the semantic baseline's date bonus.  Scoring all 461K events per
-    question costs a 461K gather; :meth:`top` finds the same top-k from the 166,760 triple scores: the
-    k best triples hold at least k events, which bounds the k-th best event score from below, and only
-    triples within one date bonus of that bound can still contribute."""
+    score(f) = cos(q, triple(f)) + the semantic baseline's date bonus (``semantic.event_scores``);
+    :meth:`top` is the baseline's exact top-k from the 166,760 triple scores (``semantic.top_events``)."""
 
     def __init__(self, retriever: RuleGraphSearch, triple_row: np.ndarray, question: str) -> None:
         self.retriever = retriever
         self.triple_row = triple_row
         self.times = question_times(question)
-        self.bonus = retriever.semantic.time_weight if self.times else 0.0
 
     def of(self, facts: np.ndarray) -> np.ndarray:
         """Scores of the given events."""
-        kg = self.retriever.kg
-        scores = self.triple_row[kg.triple_of_fact[facts]]
-        if self.times:
-            scores = scores + time_bonus(kg, facts, self.times, self.retriever.semantic.time_weight)
-        return scores
+        weight = self.retriever.semantic.time_weight
+        return event_scores(self.retriever.kg, self.triple_row, facts, self.times, weight)
 
     def all(self) -> np.ndarray:
         return self.of(np.arange(len(self.retriever.kg)))
 
     def top(self, k: int) -> np.ndarray:
         """The top-k events, exactly ``top_k_stable(self.all(), k)`` (ties: earlier fact first)."""
-        row = self.triple_row
-        m = min(k, len(row))
-        first = self.retriever.facts_of_triples(np.argpartition(-row, m - 1)[:m])
-        lower = np.partition(self.of(first), len(first) - k)[len(first) - k] if len(first) >= k else -np.inf
-        cands = self.retriever.facts_of_triples(np.flatnonzero(row >= lower - self.bonus - 1e-6))
-        return cands[top_k_stable(self.of(cands), k)].astype(np.int64)
+        weight = self.retriever.semantic.time_weight
+        return top_events(self.retriever.kg, self.triple_row, self.times, k, weight)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -189,7 +184,6 @@ class RuleGraphSearch:
             len(self.graph.nodes), u, v, self.graph.edge_weights(self.edge_weight), symmetric=True
         )
         self._mark = np.zeros(len(self.kg), dtype=bool)
-        self._by_triple = CSRIndex.build(self.kg.triple_of_fact, self.kg.n_triples)
 
     # -- helpers ---------------------------------------------------------------------------------
     def _union(self, parts: list[np.ndarray]) -> np.ndarray:
@@ -201,14 +195,6 @@ class RuleGraphSearch:
         out = np.flatnonzero(self._mark)
         self._mark[members] = False
         return out
-
-    def facts_of_triples(self, triples: np.ndarray) -> np.ndarray:
-        """All events of the given distinct triples, ascending."""
-        off, ids = self._by_triple.offsets, self._by_triple.ids
-        starts, ends = off[triples], off[np.asarray(triples) + 1]
-        lens = ends - starts
-        flat = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-        return np.sort(ids[flat]).astype(np.int64)
 
     # -- steps ---------------------------------------------------------------------------------
     def triple_scores(self, q_vecs: np.ndarray) -> np.ndarray:
