@@ -52,3 +52,30 @@ def test_the_runner_hands_it_to_papermill_and_a_bad_value_fails_only_that_run(bo
     [outcome] = runner.reproduce(["tecqa"], profile="smoke", notebook_dir=nbs, figures_dir=figs, force=True)
     assert outcome.status == "failed" and "TEMPORAG_KERNEL_START_TIMEOUT='soon'" in outcome.error
     assert seen == [600.0]  # the bad value never reached papermill
+
+
+def test_a_kernel_that_dies_while_starting_is_started_once_more(book, monkeypatch):
+    import papermill
+
+    real = papermill.execute_notebook
+    calls = []
+
+    def crash_once(source, target, **kwargs):
+        calls.append(target)
+        if len(calls) == 1:
+            raise RuntimeError(runner.KERNEL_START_CRASH)
+        return real(source, target, **kwargs)
+
+    monkeypatch.setattr(papermill, "execute_notebook", crash_once)
+    nbs, figs = book
+    [outcome] = runner.reproduce(["tecqa"], profile="smoke", notebook_dir=nbs, figures_dir=figs)
+    assert len(calls) == 2 and outcome.status == "ok", outcome.error
+    assert outcome.executed.exists()
+
+    def always_crash(source, target, **kwargs):
+        calls.append(target)
+        raise RuntimeError(runner.KERNEL_START_CRASH)
+
+    monkeypatch.setattr(papermill, "execute_notebook", always_crash)
+    [outcome] = runner.reproduce(["tecqa"], profile="smoke", notebook_dir=nbs, figures_dir=figs, force=True)
+    assert len(calls) == 4 and outcome.status == "failed" and runner.KERNEL_START_CRASH in outcome.error

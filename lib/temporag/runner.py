@@ -226,16 +226,23 @@ def _run_locked(
 
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
     try:
-        pm.execute_notebook(
-            str(source),
-            str(staging / executed_name),
-            parameters={**params, "output_dir": str(staging)},
-            kernel_name=kernel,
-            progress_bar=False,
-            cwd=str(notebook_dir),
-            start_timeout=kernel_start_timeout(),
-            **progress,
-        )
+        for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+            try:
+                pm.execute_notebook(
+                    str(source),
+                    str(staging / executed_name),
+                    parameters={**params, "output_dir": str(staging)},
+                    kernel_name=kernel,
+                    progress_bar=False,
+                    cwd=str(notebook_dir),
+                    start_timeout=kernel_start_timeout(),
+                    **progress,
+                )
+                break
+            except RuntimeError as exc:
+                if KERNEL_START_CRASH not in str(exc) or attempt == KERNEL_START_ATTEMPTS:
+                    raise
+                log.warning("%s: its kernel died while starting (no cell ran); starting another", name)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
     finally:
@@ -260,6 +267,13 @@ def _run_locked(
     if note:
         log.warning("%s: %s", name, note)
     return RunOutcome(name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note)
+
+
+# A kernel process that dies before answering its first request ran no cell, so starting another is safe;
+# seen when several jobs start kernels at the same moment on a loaded 2-core machine.  A kernel that is
+# merely slow (TEMPORAG_KERNEL_START_TIMEOUT) is not retried: that would only double the wait.
+KERNEL_START_CRASH = "Kernel died before replying to kernel_info"
+KERNEL_START_ATTEMPTS = 2
 
 
 def kernel_start_timeout() -> float:
