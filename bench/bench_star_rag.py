@@ -105,7 +105,9 @@ def main() -> int:
     ok_build = cold <= BUILD_BUDGET_S and rss_build <= RSS_BUDGET_MB
     print(
         f"targets: build ≤ {BUILD_BUDGET_S} s and ≤ {RSS_BUDGET_MB} MB: {'met' if ok_build else 'MISSED'}; "
-        f"retrieval p50 ≤ {LATENCY_P50_MS} ms: {'met' if p50 <= LATENCY_P50_MS else 'missed (machine load?)'}"
+        f"retrieval p50 ≤ {LATENCY_P50_MS} ms batched: {'met' if p50 <= LATENCY_P50_MS else 'MISSED'}, "
+        f"one question at a time: {'met' if np.median(one) * 1e3 <= LATENCY_P50_MS else 'MISSED'} "
+        "(absolute times: meaningful on an idle machine only)"
     )
     return 0 if ok_build else 1
 
