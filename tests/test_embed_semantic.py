@@ -8,7 +8,15 @@ from fakes import fake_llm
 from slices import iraq_visits, kg_slice
 
 from temporag.embed import Encoder, VectorIndex, cosine_top_k
-from temporag.methods.semantic import SemanticRetriever, event_scores, time_bonus, top_events, top_k_stable
+from temporag.methods.semantic import (
+    SemanticRetriever,
+    TripleScores,
+    event_scores,
+    time_bonus,
+    top_events,
+    top_k_stable,
+    top_of,
+)
 from temporag.timeutil import parse_time
 
 
@@ -54,12 +62,42 @@ def test_top_events_equals_ranking_every_event_on_the_full_kg(kg, seed):
     assert kg.by_triple.ids_of(np.array([3, 0, 3])).tolist() == sorted(
         kg.by_triple[3].tolist() * 2 + kg.by_triple[0].tolist()
     )
+    scores = TripleScores.of_row(row)
     for times in ([], [parse_time("2012-06")], [parse_time("2008"), parse_time("2015-02")]):
         for weight in (0.1, 0.0):
-            full = event_scores(kg, row, every, times, weight)
+            full = event_scores(kg, scores, every, times, weight)
             for k in (1, 5, 20, 50, 200):
-                fast = top_events(kg, row, times, k, weight)
+                fast = top_events(kg, scores, times, k, weight)
                 assert fast.tolist() == top_k_stable(full, k).tolist(), (times, weight, k)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_coarse_cosines_rank_like_the_exact_ones(kg, seed):
+    # one question's cosines from a float16 copy are off by up to `error`; the rankings must still equal
+    # ranking every event by its exact score. Vectors with entries in {-1, 0, 1} give many exact ties, and
+    # the coarse cosines are pushed to the edge of the error bound on purpose.
+    import torch
+
+    rng = np.random.default_rng(seed)
+    vecs = rng.integers(-1, 2, size=(kg.n_triples, 6)).astype(np.float32)
+    vecs[np.abs(vecs).sum(1) == 0, 0] = 1
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    q = vecs[rng.integers(kg.n_triples)] + 0.1 * rng.standard_normal(6).astype(np.float32)
+    q /= np.linalg.norm(q)
+    every = np.arange(len(kg))
+    some = np.sort(rng.choice(len(kg), size=5000, replace=False))
+    for times in ([], [parse_time("2012-06")]):
+        for k in (1, 10, 50):
+            scores = TripleScores(vecs, q, torch.from_numpy(vecs).to(torch.float16))
+            assert scores.error > 0 and np.abs(scores.coarse - vecs @ q).max() <= scores.error
+            noise = rng.uniform(-0.99, 0.99, kg.n_triples).astype(np.float32)
+            scores.coarse = scores.coarse + noise * scores.error
+            fast, fast_some = top_events(kg, scores, times, k), top_of(kg, scores, some, times, k)
+            assert np.isnan(scores._exact).mean() > 0.5  # most triples were never scored exactly
+            exact = TripleScores.of_row(scores.exact(np.arange(kg.n_triples)))  # the same values, all of them
+            assert fast.tolist() == top_k_stable(event_scores(kg, exact, every, times, 0.1), k).tolist()
+            expected_some = some[top_k_stable(event_scores(kg, exact, some, times, 0.1), k)]
+            assert fast_some.tolist() == expected_some.tolist()
 
 
 def test_time_bonus_marks_facts_in_named_period(kg):

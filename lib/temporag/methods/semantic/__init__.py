@@ -8,7 +8,9 @@ The steps, in the order the tour notebook walks them:
   :func:`time_bonus` for a fact whose day falls inside a period the question names
   (:func:`question_times`);
 * rank (:func:`top_k_stable`): the k best facts, ties between facts of one triple in chronological
-  (file) order; :func:`top_events` finds the same k from the triple scores without scoring every fact;
+  (file) order; :func:`top_events` finds the same k from the triple scores without scoring every fact,
+  one question at a time from a float16 copy of the vectors made exact where it matters
+  (:mod:`temporag.methods.semantic.cosines`);
 * read: the kit's one reader over the facts as ``s r o on YYYY-MM-DD`` lines
   (:meth:`SemanticRetriever.evidence_lines`, inherited ``pipeline``).
 
@@ -19,12 +21,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from temporag.embed import Encoder, kg_triple_vectors
 from temporag.methods.base import Method, Retrieval, question_texts
+from temporag.methods.semantic.cosines import TripleScores, half_precision_copy
 from temporag.params import check as check_params
 from temporag.timeutil import TimeValue, extract_time_mentions
 
@@ -38,6 +42,8 @@ __all__ = [
     "time_bonus",
     "top_events",
     "top_k_stable",
+    "top_of",
+    "TripleScores",
 ]
 
 
@@ -71,35 +77,59 @@ def top_k_stable(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def event_scores(
-    kg, triple_row: np.ndarray, facts: np.ndarray, times: Sequence[TimeValue], weight: float
+    kg, scores: TripleScores, facts: np.ndarray, times: Sequence[TimeValue], weight: float
 ) -> np.ndarray:
-    """Scores of the given events: the cosine of their triple (``triple_row``) plus the date bonus."""
-    scores = triple_row[kg.triple_of_fact[facts]]
+    """Scores of the given events: the exact cosine of their triple plus the date bonus."""
+    out = scores.exact(kg.triple_of_fact[facts])
     if times:
-        scores = scores + time_bonus(kg, facts, times, weight)
-    return scores
+        out = out + time_bonus(kg, facts, times, weight)
+    return out
 
 
 def top_events(
-    kg, triple_row: np.ndarray, times: Sequence[TimeValue], k: int, weight: float = TIME_BONUS
+    kg, scores: TripleScores, times: Sequence[TimeValue], k: int, weight: float = TIME_BONUS
 ) -> np.ndarray:
     """The k best events of one question, exactly ``top_k_stable`` over all 461K event scores, found from
     the 166,760 triple scores instead: the k best triples hold at least k events, which bounds the k-th
-    best event score from below, and only triples within one date bonus of that bound (plus a float32
-    rounding margin) can still place an event in the top k."""
-    m = min(k, len(triple_row))
+    best event score from below, and only triples within one date bonus of that bound (plus the coarse
+    cosines' error and a float32 rounding margin) can still place an event in the top k."""
+    row = scores.coarse
+    m = min(k, len(row))
     if m <= 0:
         return np.empty(0, dtype=np.int64)
     # the m best triples (and any tied with the m-th): a threshold by partition, cheaper than argpartition
-    best = np.partition(triple_row, len(triple_row) - m)[len(triple_row) - m]
-    first = kg.by_triple.ids_of(np.flatnonzero(triple_row >= best))
+    best = np.partition(row, len(row) - m)[len(row) - m]
+    first = kg.by_triple.ids_of(np.flatnonzero(row >= best))
     lower = -np.inf
     if len(first) >= k:
-        scores = event_scores(kg, triple_row, first, times, weight)
-        lower = np.partition(scores, len(first) - k)[len(first) - k]
+        exact = event_scores(kg, scores, first, times, weight)
+        lower = np.partition(exact, len(first) - k)[len(first) - k]
     reach = weight if times else 0.0
-    cands = kg.by_triple.ids_of(np.flatnonzero(triple_row >= lower - reach - 1e-6))
-    return cands[top_k_stable(event_scores(kg, triple_row, cands, times, weight), k)]
+    cands = kg.by_triple.ids_of(np.flatnonzero(row >= lower - reach - scores.error - 1e-6))
+    return cands[top_k_stable(event_scores(kg, scores, cands, times, weight), k)]
+
+
+def top_of(
+    kg,
+    scores: TripleScores,
+    facts: np.ndarray,
+    times: Sequence[TimeValue],
+    k: int,
+    weight: float = TIME_BONUS,
+) -> np.ndarray:
+    """The k best of the given events, exactly ``facts[top_k_stable(event_scores(...), k)]`` (ties: the
+    earlier position in ``facts``), scoring exactly only events whose coarse score reaches the k-th best."""
+    if scores.error == 0.0 or len(facts) <= k:
+        return facts[top_k_stable(event_scores(kg, scores, facts, times, weight), k)]
+    triples = kg.triple_of_fact[facts]
+    bonus = time_bonus(kg, facts, times, weight) if times else np.zeros(len(facts), dtype=np.float32)
+    approx = scores.coarse[triples] + bonus
+    # k events scored exactly bound the k-th best from below; only events within the coarse error remain
+    some = np.argpartition(-approx, k - 1)[:k]
+    lower = (scores.exact(triples[some]) + bonus[some]).min()
+    keep = np.flatnonzero(approx >= lower - scores.error - 1e-6)
+    exact = scores.exact(triples[keep]) + bonus[keep]
+    return facts[keep[top_k_stable(exact, k)]]
 
 
 class SemanticRetriever(Method):
@@ -118,19 +148,29 @@ class SemanticRetriever(Method):
     def embed_questions(self, questions: Sequence[str]) -> np.ndarray:
         return self.encoder.encode(list(questions))
 
+    @cached_property
+    def half_vectors(self):
+        """The triple vectors in float16 (128 MB): one question's coarse cosines read half the bytes."""
+        return half_precision_copy(self.triple_vectors)
+
+    def cosines(self, q_vec: np.ndarray) -> TripleScores:
+        """One question's cosines to every triple: coarse from the float16 copy, exact where asked."""
+        return TripleScores(self.triple_vectors, q_vec, self.half_vectors)
+
     def fact_scores(self, q_vec: np.ndarray, question: str) -> np.ndarray:
         """Cosine of every fact's triple text to the question, plus the date bonus."""
         return event_scores(
             self.kg,
-            self.triple_vectors @ q_vec,
+            TripleScores.of_row(self.triple_vectors @ q_vec),
             np.arange(len(self.kg)),
             question_times(question),
             self.time_weight,
         )
 
     def top(self, q_vec: np.ndarray, question: str, k: int) -> np.ndarray:
-        """The k best facts, exactly ``top_k_stable(fact_scores(...), k)`` without scoring every fact."""
-        return top_events(self.kg, self.triple_vectors @ q_vec, question_times(question), k, self.time_weight)
+        """The k best facts, ``top_k_stable(fact_scores(...), k)`` up to float ties, without scoring every
+        fact or reading the float32 vectors of every triple."""
+        return top_events(self.kg, self.cosines(q_vec), question_times(question), k, self.time_weight)
 
     def retrieve(
         self, questions: Sequence, k: int = 50, *, q_vecs: np.ndarray | None = None, progress: bool = True
@@ -141,6 +181,7 @@ class SemanticRetriever(Method):
         texts = question_texts(questions)
         if q_vecs is None:
             q_vecs = self.embed_questions(texts)
+        _ = self.half_vectors  # built once, before the clock starts
         ranked, latency = [], np.zeros(len(texts))
         for i, (text, vec) in enumerate(
             tqdm(list(zip(texts, q_vecs)), desc="semantic retrieval", disable=not progress or len(texts) < 50)

@@ -24,10 +24,12 @@ from tqdm.auto import tqdm
 
 from temporag.methods.semantic import (
     SemanticRetriever,
+    TripleScores,
     event_scores,
     question_times,
     top_events,
     top_k_stable,
+    top_of,
 )
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.nodes_spans import RuleNodes
@@ -123,26 +125,33 @@ class StarTrace:
 class QueryScores:
     """One question's event scores, computed only for the events asked about.
 
-    score(f) = cos(q, triple(f)) + the semantic baseline's date bonus (``semantic.event_scores``);
-    :meth:`top` is the baseline's exact top-k from the 166,760 triple scores (``semantic.top_events``)."""
+    score(f) = cos(q, triple(f)) + the semantic baseline's date bonus (``semantic.event_scores``) over the
+    question's :class:`~temporag.methods.semantic.TripleScores` (a batch's matrix-product row, or one
+    question's float16-bounded cosines made exact where a ranking needs them); :meth:`top` is the
+    baseline's top-k from the 166,760 triple scores (``semantic.top_events``)."""
 
-    def __init__(self, retriever: RuleGraphSearch, triple_row: np.ndarray, question: str) -> None:
+    def __init__(self, retriever: RuleGraphSearch, cosines: TripleScores | np.ndarray, question: str) -> None:
         self.retriever = retriever
-        self.triple_row = triple_row
+        self.cosines = cosines if isinstance(cosines, TripleScores) else TripleScores.of_row(cosines)
         self.times = question_times(question)
 
     def of(self, facts: np.ndarray) -> np.ndarray:
         """Scores of the given events."""
         weight = self.retriever.semantic.time_weight
-        return event_scores(self.retriever.kg, self.triple_row, facts, self.times, weight)
+        return event_scores(self.retriever.kg, self.cosines, facts, self.times, weight)
 
     def all(self) -> np.ndarray:
         return self.of(np.arange(len(self.retriever.kg)))
 
     def top(self, k: int) -> np.ndarray:
-        """The top-k events, exactly ``top_k_stable(self.all(), k)`` (ties: earlier fact first)."""
+        """The top-k events, ``top_k_stable(self.all(), k)`` (ties: earlier fact first)."""
         weight = self.retriever.semantic.time_weight
-        return top_events(self.retriever.kg, self.triple_row, self.times, k, weight)
+        return top_events(self.retriever.kg, self.cosines, self.times, k, weight)
+
+    def top_of(self, facts: np.ndarray, k: int) -> np.ndarray:
+        """The top-k of the given events, ``facts[top_k_stable(self.of(facts), k)]``."""
+        weight = self.retriever.semantic.time_weight
+        return top_of(self.retriever.kg, self.cosines, facts, self.times, k, weight)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -235,7 +244,7 @@ class RuleGraphSearch:
     @staticmethod
     def rerank(candidates: np.ndarray, scores: QueryScores, k1: int) -> np.ndarray:
         """Alg. 1 line 16: the top-K1 candidates by the same score (ties: earlier fact first)."""
-        return candidates[top_k_stable(scores.of(candidates), k1)]
+        return scores.top_of(candidates, k1)
 
     # -- many questions --------------------------------------------------------------------------
     def _batches(self, n: int, desc: str, progress: bool):
@@ -244,6 +253,13 @@ class RuleGraphSearch:
             yield list(range(start, min(start + self.batch_size, n)))
 
     def _score_batch(self, questions, q_vecs, batch) -> tuple[list[QueryScores], float]:
+        if len(batch) == 1:  # one question: the float16-bounded cosines (half the bytes read)
+            [i] = batch
+            # built once, before the clock starts; a scorer without the copy reads the float32 vectors
+            half = getattr(self.semantic, "half_vectors", None)
+            t0 = time.perf_counter()
+            one = TripleScores(self.semantic.triple_vectors, q_vecs[i], half)
+            return [QueryScores(self, one, questions[i])], time.perf_counter() - t0
         t0 = time.perf_counter()
         rows = self.triple_scores(q_vecs[batch])
         return [QueryScores(self, rows[j], questions[i]) for j, i in enumerate(batch)], (
