@@ -182,6 +182,23 @@ def test_retrieval_follows_algorithm_1(toy_star):
         assert one.facts.tolist() == expected.tolist() and one.seeds.tolist() == seeds.tolist()
 
 
+def test_one_question_at_a_time_with_float16_cosines_equals_the_batched_product(toy_star):
+    # one question alone scores from the float16 copy (exact only where a ranking can reach); the events
+    # shown must be those of the batched float32 product
+    import torch
+
+    star, q, questions = toy_star
+    semantic = stub_semantic(star.kg)
+    semantic.half_vectors = torch.from_numpy(semantic.triple_vectors).to(torch.float16)
+    with_half = star_rag.StarRAG(star.kg, star.graph, semantic, k1=5, k2=4, batch_size=1)
+    [scores], _ = with_half._score_batch(questions, q, [0])
+    assert scores.cosines.error > 0  # the coarse path was taken
+    batched = star.retrieve(questions, q_vecs=q, progress=False)
+    alone = with_half.retrieve(questions, q_vecs=q, progress=False)
+    assert [ids.tolist() for ids in alone.ids] == [ids.tolist() for ids in batched.ids]
+    assert [t["anchors"] for t in alone.traces] == [t["anchors"] for t in batched.traces]
+
+
 def test_no_rule_variant_is_the_anchors_and_large_k2_returns_them(toy_star):
     # when every seed rule is among the top-K2, the re-ranking returns the semantic top-K1 itself
     star, q, questions = toy_star

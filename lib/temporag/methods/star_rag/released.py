@@ -50,7 +50,7 @@ from tqdm.auto import tqdm
 
 from temporag.data.tkg import day_iso
 from temporag.methods.base import Method, QuestionRecord, Retrieval
-from temporag.methods.semantic import SemanticRetriever
+from temporag.methods.semantic import SemanticRetriever, TripleScores, top_k_stable, top_of
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.reader import StarReader, style_flags
 from temporag.methods.star_rag.retrieval import ALPHA, BETA, THETA, TOL, seed_personalisation
@@ -157,12 +157,19 @@ class ReleasedCodeRAG(StarReader, Method):
         return clone
 
     # -- step 1: anchors -------------------------------------------------------------------------
-    def anchors(self, triple_scores: np.ndarray, question: str) -> tuple[np.ndarray, dict]:
+    def anchors(self, triple_scores: TripleScores | np.ndarray, question: str) -> tuple[np.ndarray, dict]:
         """The anchor events in their final order, and what decided it (anchor day, direction)."""
         kg = self.kg
-        m = min(self.anchor_triples, len(triple_scores))
-        top = np.argpartition(-triple_scores, m - 1)[:m]
-        top = top[np.lexsort((top, -triple_scores[top]))]
+        scores = _as_scores(triple_scores)
+        row = scores.coarse
+        m = min(self.anchor_triples, len(row))
+        if scores.error == 0.0:
+            top = np.argpartition(-row, m - 1)[:m]
+        else:  # the m best exact cosines lie within twice the coarse error of the m-th best coarse one
+            mth = np.partition(row, len(row) - m)[len(row) - m]
+            near = np.flatnonzero(row >= mth - 2 * scores.error - 1e-6)
+            top = near[top_k_stable(scores.exact(near), m)]
+        top = top[np.lexsort((top, -scores.exact(top)))]
         starts = self._offsets[top]
         lens = np.minimum(self._offsets[top + 1] - starts, self.events_per_triple)
         flat = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
@@ -177,7 +184,7 @@ class ReleasedCodeRAG(StarReader, Method):
         ok = on_side(days, day, side) if (day is not None and side) else np.ones(len(events), dtype=bool)
         if self.time_filter and ok.any():
             events, days, ok = events[ok], days[ok], ok[ok]
-        score = triple_scores[kg.triple_of_fact[events]]
+        score = scores.exact(kg.triple_of_fact[events])
         position = np.arange(len(events))
         if self.time_order and day is not None:
             order = np.lexsort((position, -score, np.abs(days - day), (~ok).astype(np.int8)))
@@ -195,7 +202,9 @@ class ReleasedCodeRAG(StarReader, Method):
         return reached[np.lexsort((reached, -pi[reached]))][: self.k2]
 
     # -- steps 3-6 -------------------------------------------------------------------------------
-    def pool_events(self, anchors: np.ndarray, rules: np.ndarray, triple_scores: np.ndarray) -> np.ndarray:
+    def pool_events(
+        self, anchors: np.ndarray, rules: np.ndarray, triple_scores: TripleScores | np.ndarray
+    ) -> np.ndarray:
         """The top ``pool_size`` events by cosine of the rules' events (intended) or of the anchors ∪
         those events (as released, and whenever the rules hold none)."""
         sup = self.graph.nodes.support
@@ -210,8 +219,8 @@ class ReleasedCodeRAG(StarReader, Method):
             mark[anchors] = True
             pool = np.concatenate([anchors, rule_events[~mark[rule_events]]])
             mark[anchors] = False
-        score = triple_scores[self.kg.triple_of_fact[pool]]
-        return pool[np.lexsort((np.arange(len(pool)), -score))][: self.pool_size].astype(np.int64)
+        # the first pool_size by cosine, ties in pool order (top_of scores exactly only what can make it)
+        return top_of(self.kg, _as_scores(triple_scores), pool, [], self.pool_size).astype(np.int64)
 
     def nearest_neighbours(self, fact: int) -> np.ndarray:
         """Up to ``neighbours`` events of the fact's rule nodes with its relation that share its subject
@@ -281,8 +290,13 @@ class ReleasedCodeRAG(StarReader, Method):
         starts = range(0, len(texts), self.batch_size)
         for start in tqdm(starts, desc=f"{self.name} retrieval", disable=not progress or len(starts) < 2):
             batch = list(range(start, min(start + self.batch_size, len(texts))))
+            half = getattr(self.semantic, "half_vectors", None) if len(batch) == 1 else None
             t0 = time.perf_counter()
-            rows = np.atleast_2d(q_vecs[batch]).astype(np.float32) @ self.semantic.triple_vectors.T
+            if half is not None:  # one question: float16-bounded cosines, exact where a ranking needs them
+                rows = [TripleScores(self.semantic.triple_vectors, q_vecs[batch[0]], half)]
+            else:
+                product = np.atleast_2d(q_vecs[batch]).astype(np.float32) @ self.semantic.triple_vectors.T
+                rows = [TripleScores.of_row(row) for row in product]
             found = [self.anchors(rows[j], texts[i]) for j, i in enumerate(batch)]
             rules = self._rules_of_batch([a for a, _ in found])
             shared = (time.perf_counter() - t0) / len(batch)
@@ -378,3 +392,7 @@ class ReleasedCodeRAG(StarReader, Method):
         self, questions: Sequence, llm=None, *, k: int | None = None, top_k: int = 10, progress: bool = True
     ) -> list[QuestionRecord]:
         return super().pipeline(questions, llm, k=k or self.k, top_k=top_k, progress=progress)
+
+
+def _as_scores(triple_scores: TripleScores | np.ndarray) -> TripleScores:
+    return triple_scores if isinstance(triple_scores, TripleScores) else TripleScores.of_row(triple_scores)
