@@ -121,3 +121,34 @@ def test_requirements_install_with_uv_by_default_and_pip_on_request(checkout):
     assert requirement_installs(pip.stdout) == [".venv/bin/pip install -q -r .venv/requirements-core.txt"]
     bad = dry_run(checkout, "setup", "INSTALLER=conda")
     assert bad.returncode != 0 and "INSTALLER=conda is not an installer this kit uses" in bad.stderr
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_llama_build_include_switches_llama_cpps_common_library_off_again(checkout, tmp_path):
+    # llama-cpp-python forces LLAMA_BUILD_COMMON ON before adding llama.cpp; the include the Makefile writes
+    # must turn it off inside llama.cpp's project and nowhere else: a two-project stand-in run by cmake
+    out = dry_run(checkout, "setup").stdout
+    include = checkout / ".venv" / "llama-no-common.cmake"
+    assert f"-DCMAKE_PROJECT_INCLUDE='{include}'" in out and "-DLLAVA_BUILD=OFF" in out
+    [printf] = [line.strip() for line in out.splitlines() if line.strip().startswith("printf ")]
+    written = tmp_path / "include.cmake"
+    command = printf.removesuffix("\\").strip()  # the recipe line goes on with `> <the include>; \`
+    subprocess.run(["bash", "-c", f"{command} > '{written}'"], check=True)
+    src = tmp_path / "src"
+    (src / "vendor").mkdir(parents=True)
+    (src / "CMakeLists.txt").write_text(
+        'cmake_minimum_required(VERSION 3.14)\nproject(llama_cpp LANGUAGES NONE)\n'
+        'set(LLAMA_BUILD_COMMON ON CACHE BOOL "" FORCE)\nmessage(STATUS "outer: ${LLAMA_BUILD_COMMON}")\n'
+        "add_subdirectory(vendor)\n"
+    )
+    (src / "vendor" / "CMakeLists.txt").write_text(
+        'project("llama.cpp" LANGUAGES NONE)\nmessage(STATUS "llama.cpp: ${LLAMA_BUILD_COMMON}")\n'
+    )
+    for use_include, expected in ((True, "OFF"), (False, "ON")):
+        args = [f"-DCMAKE_PROJECT_INCLUDE={written}"] if use_include else []
+        build = tmp_path / f"build-{use_include}"
+        done = subprocess.run(
+            ["cmake", "-S", str(src), "-B", str(build), *args], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "-- outer: ON" in done.stdout and f"-- llama.cpp: {expected}" in done.stdout, done.stdout
