@@ -62,7 +62,7 @@ def test_top_events_equals_ranking_every_event_on_the_full_kg(kg, seed):
     assert kg.by_triple.ids_of(np.array([3, 0, 3])).tolist() == sorted(
         kg.by_triple[3].tolist() * 2 + kg.by_triple[0].tolist()
     )
-    scores = TripleScores.of_row(row)
+    scores = TripleScores(row)
     for times in ([], [parse_time("2012-06")], [parse_time("2008"), parse_time("2015-02")]):
         for weight in (0.1, 0.0):
             full = event_scores(kg, scores, every, times, weight)
@@ -88,13 +88,13 @@ def test_coarse_cosines_rank_like_the_exact_ones(kg, seed):
     some = np.sort(rng.choice(len(kg), size=5000, replace=False))
     for times in ([], [parse_time("2012-06")]):
         for k in (1, 10, 50):
-            scores = TripleScores(vecs, q, torch.from_numpy(vecs).to(torch.float16))
+            [scores] = TripleScores.for_questions(vecs, q, torch.from_numpy(vecs).to(torch.float16))
             assert scores.error > 0 and np.abs(scores.coarse - vecs @ q).max() <= scores.error
             noise = rng.uniform(-0.99, 0.99, kg.n_triples).astype(np.float32)
             scores.coarse = scores.coarse + noise * scores.error
             fast, fast_some = top_events(kg, scores, times, k), top_of(kg, scores, some, times, k)
             assert np.isnan(scores._exact).mean() > 0.5  # most triples were never scored exactly
-            exact = TripleScores.of_row(scores.exact(np.arange(kg.n_triples)))  # the same values, all of them
+            exact = TripleScores(scores.exact(np.arange(kg.n_triples)))  # the same values, all of them
             assert fast.tolist() == top_k_stable(event_scores(kg, exact, every, times, 0.1), k).tolist()
             expected_some = some[top_k_stable(event_scores(kg, exact, some, times, 0.1), k)]
             assert fast_some.tolist() == expected_some.tolist()

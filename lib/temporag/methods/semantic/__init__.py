@@ -155,13 +155,13 @@ class SemanticRetriever(Method):
 
     def cosines(self, q_vec: np.ndarray) -> TripleScores:
         """One question's cosines to every triple: coarse from the float16 copy, exact where asked."""
-        return TripleScores(self.triple_vectors, q_vec, self.half_vectors)
+        return TripleScores.for_questions(self.triple_vectors, q_vec, self.half_vectors)[0]
 
     def fact_scores(self, q_vec: np.ndarray, question: str) -> np.ndarray:
         """Cosine of every fact's triple text to the question, plus the date bonus."""
         return event_scores(
             self.kg,
-            TripleScores.of_row(self.triple_vectors @ q_vec),
+            TripleScores(self.triple_vectors @ q_vec),
             np.arange(len(self.kg)),
             question_times(question),
             self.time_weight,

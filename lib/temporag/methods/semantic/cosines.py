@@ -27,41 +27,39 @@ COARSE_ERROR = 1e-2
 
 
 class TripleScores:
-    """Cosines of one question ``q`` to the rows of ``vectors``: ``coarse`` for every row (within
-    ``error``), :meth:`exact` for the rows asked about.  ``row`` given: every cosine is already exact (a
-    batch's matrix product) and ``error`` is 0."""
+    """Cosines of one question to every triple: ``coarse`` for every triple (within ``error``) and
+    :meth:`exact` for the triples asked about.  Built from a matrix product's row, every cosine is already
+    exact and ``error`` is 0; :meth:`for_questions` decides which kind a retrieval gets."""
 
     def __init__(
-        self,
-        vectors: np.ndarray | None,
-        q: np.ndarray | None,
-        half=None,
-        row: np.ndarray | None = None,
+        self, coarse: np.ndarray, error: float = 0.0, vectors: np.ndarray | None = None, q=None
     ) -> None:
-        self.vectors = vectors
-        self.q = None if q is None else np.ascontiguousarray(q, dtype=np.float32)
-        if row is None and half is None:
-            row = vectors @ self.q
-        if row is not None:
-            self.coarse, self.error, self._exact = row, 0.0, row
-        else:
-            import torch
-
-            q16 = torch.from_numpy(self.q).to(torch.float16)
-            self.coarse = torch.mv(half, q16).float().numpy()
-            self.error = COARSE_ERROR
-            self._exact = np.full(len(vectors), np.nan, dtype=np.float32)
+        self.coarse, self.error, self.vectors, self.q = coarse, error, vectors, q
+        self._exact = coarse if error == 0.0 else np.full(len(coarse), np.nan, dtype=np.float32)
 
     @classmethod
-    def of_row(cls, row: np.ndarray) -> TripleScores:
-        """Wrap cosines already computed for every triple (a matrix product's row)."""
-        return cls(None, None, row=row)
+    def wrap(cls, scores: TripleScores | np.ndarray) -> TripleScores:
+        """``scores`` itself, or a row of exact cosines wrapped."""
+        return scores if isinstance(scores, cls) else cls(scores)
+
+    @classmethod
+    def for_questions(cls, vectors: np.ndarray, q_vecs: np.ndarray, half=None) -> list[TripleScores]:
+        """One question with a float16 copy (``half``): coarse cosines, made exact on demand.  Otherwise
+        one float32 matrix product for every question (its row is read once per batch, not per question)."""
+        q_vecs = np.atleast_2d(q_vecs).astype(np.float32)
+        if half is None or len(q_vecs) != 1:
+            return [cls(row) for row in q_vecs @ vectors.T]
+        import torch
+
+        q = np.ascontiguousarray(q_vecs[0])
+        coarse = torch.mv(half, torch.from_numpy(q).to(torch.float16)).float().numpy()
+        return [cls(coarse, COARSE_ERROR, vectors, q)]
 
     def exact(self, triples: np.ndarray) -> np.ndarray:
         """Float32 cosines of the given triples (each computed once per question)."""
-        if self.error == 0.0:
-            return self._exact[triples]
         values = self._exact[triples]
+        if self.error == 0.0:
+            return values
         missing = np.isnan(values)
         if missing.any():
             todo = np.unique(np.asarray(triples)[missing])

@@ -160,7 +160,7 @@ class ReleasedCodeRAG(StarReader, Method):
     def anchors(self, triple_scores: TripleScores | np.ndarray, question: str) -> tuple[np.ndarray, dict]:
         """The anchor events in their final order, and what decided it (anchor day, direction)."""
         kg = self.kg
-        scores = _as_scores(triple_scores)
+        scores = TripleScores.wrap(triple_scores)
         row = scores.coarse
         m = min(self.anchor_triples, len(row))
         if scores.error == 0.0:
@@ -220,7 +220,7 @@ class ReleasedCodeRAG(StarReader, Method):
             pool = np.concatenate([anchors, rule_events[~mark[rule_events]]])
             mark[anchors] = False
         # the first pool_size by cosine, ties in pool order (top_of scores exactly only what can make it)
-        return top_of(self.kg, _as_scores(triple_scores), pool, [], self.pool_size).astype(np.int64)
+        return top_of(self.kg, TripleScores.wrap(triple_scores), pool, [], self.pool_size).astype(np.int64)
 
     def nearest_neighbours(self, fact: int) -> np.ndarray:
         """Up to ``neighbours`` events of the fact's rule nodes with its relation that share its subject
@@ -292,11 +292,7 @@ class ReleasedCodeRAG(StarReader, Method):
             batch = list(range(start, min(start + self.batch_size, len(texts))))
             half = getattr(self.semantic, "half_vectors", None) if len(batch) == 1 else None
             t0 = time.perf_counter()
-            if half is not None:  # one question: float16-bounded cosines, exact where a ranking needs them
-                rows = [TripleScores(self.semantic.triple_vectors, q_vecs[batch[0]], half)]
-            else:
-                product = np.atleast_2d(q_vecs[batch]).astype(np.float32) @ self.semantic.triple_vectors.T
-                rows = [TripleScores.of_row(row) for row in product]
+            rows = TripleScores.for_questions(self.semantic.triple_vectors, q_vecs[batch], half)
             found = [self.anchors(rows[j], texts[i]) for j, i in enumerate(batch)]
             rules = self._rules_of_batch([a for a, _ in found])
             shared = (time.perf_counter() - t0) / len(batch)
@@ -392,7 +388,3 @@ class ReleasedCodeRAG(StarReader, Method):
         self, questions: Sequence, llm=None, *, k: int | None = None, top_k: int = 10, progress: bool = True
     ) -> list[QuestionRecord]:
         return super().pipeline(questions, llm, k=k or self.k, top_k=top_k, progress=progress)
-
-
-def _as_scores(triple_scores: TripleScores | np.ndarray) -> TripleScores:
-    return triple_scores if isinstance(triple_scores, TripleScores) else TripleScores.of_row(triple_scores)

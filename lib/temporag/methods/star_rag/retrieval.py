@@ -132,7 +132,7 @@ class QueryScores:
 
     def __init__(self, retriever: RuleGraphSearch, cosines: TripleScores | np.ndarray, question: str) -> None:
         self.retriever = retriever
-        self.cosines = cosines if isinstance(cosines, TripleScores) else TripleScores.of_row(cosines)
+        self.cosines = TripleScores.wrap(cosines)
         self.times = question_times(question)
 
     def of(self, facts: np.ndarray) -> np.ndarray:
@@ -206,13 +206,11 @@ class RuleGraphSearch:
         return out
 
     # -- steps ---------------------------------------------------------------------------------
-    def triple_scores(self, q_vecs: np.ndarray) -> np.ndarray:
-        """Cosine of every distinct triple to each question (rows: questions), one matrix product."""
-        return np.atleast_2d(q_vecs).astype(np.float32) @ self.semantic.triple_vectors.T
-
     def query(self, q_vec: np.ndarray, question: str) -> QueryScores:
-        """One question's scorer (the semantic baseline's ``fact_scores``, computed lazily)."""
-        return QueryScores(self, self.triple_scores(q_vec)[0], question)
+        """One question's scorer over exact float32 cosines (the semantic baseline's ``fact_scores``,
+        computed lazily per event)."""
+        [cosines] = TripleScores.for_questions(self.semantic.triple_vectors, q_vec)
+        return QueryScores(self, cosines, question)
 
     def anchors(self, scores: QueryScores, k1: int | None = None) -> np.ndarray:
         """Alg. 1 line 8: the top-K1 events."""
@@ -253,18 +251,13 @@ class RuleGraphSearch:
             yield list(range(start, min(start + self.batch_size, n)))
 
     def _score_batch(self, questions, q_vecs, batch) -> tuple[list[QueryScores], float]:
-        if len(batch) == 1:  # one question: the float16-bounded cosines (half the bytes read)
-            [i] = batch
-            # built once, before the clock starts; a scorer without the copy reads the float32 vectors
-            half = getattr(self.semantic, "half_vectors", None)
-            t0 = time.perf_counter()
-            one = TripleScores(self.semantic.triple_vectors, q_vecs[i], half)
-            return [QueryScores(self, one, questions[i])], time.perf_counter() - t0
+        # one question reads the float16 copy (built once, before the clock starts; a scorer without it
+        # reads the float32 vectors); a batch shares one matrix product
+        half = getattr(self.semantic, "half_vectors", None) if len(batch) == 1 else None
         t0 = time.perf_counter()
-        rows = self.triple_scores(q_vecs[batch])
-        return [QueryScores(self, rows[j], questions[i]) for j, i in enumerate(batch)], (
-            time.perf_counter() - t0
-        ) / len(batch)
+        cosines = TripleScores.for_questions(self.semantic.triple_vectors, q_vecs[batch], half)
+        scores = [QueryScores(self, c, questions[i]) for c, i in zip(cosines, batch)]
+        return scores, (time.perf_counter() - t0) / len(batch)
 
     def run(
         self,
