@@ -4,6 +4,10 @@
   and nothing else: a smoke run, or a run on another question file or split, goes to
   ``runs/<profile>[-<question set>]/<paper>/`` (ignored by git), and may not be pointed into
   ``figures/`` either.  ``output_dir`` (``-p output_dir=...``) chooses any other folder.
+* Those folders are published by the runner (``temporag reproduce``) only.  A notebook run outside it
+  (JupyterLab, plain ``papermill``) writes to ``runs/interactive/<paper>/`` unless given an
+  ``output_dir``, and may not write into ``figures/`` or a folder holding a run stamp (``_run.json``), so
+  changing a parameter and re-running a cell never mixes its numbers into a published run.
 * A folder is written by one run at a time: :func:`hold` takes an exclusive ``flock`` on a lock file
   beside it (the kernel releases it when its holder dies, so a killed run never blocks the next one).
 * The runner writes into a staging folder beside the target and moves it into place only when the run
@@ -34,6 +38,8 @@ RUNS_DIR = REPO_ROOT / "runs"
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 ENV_STAGING = "TEMPORAG_OUTPUT_STAGING"  # set by the runner: the folder a notebook really writes to
 ENV_FINAL = "TEMPORAG_OUTPUT_FINAL"  # ... and the folder it will be published as
+INTERACTIVE = "interactive"  # runs/interactive/<paper>/: notebook runs outside the runner
+STAMP = "_run.json"  # the runner's stamp in a folder it published
 
 
 class OutputLocked(RuntimeError):
@@ -114,16 +120,41 @@ def default_output_dir(
     name: str,
     params: dict[str, Any],
     defaults: dict[str, Any] | None = None,
-    figures_dir: Path = FIGURES_DIR,
-    runs_dir: Path = RUNS_DIR,
+    figures_dir: Path | None = None,
+    runs_dir: Path | None = None,
 ) -> Path:
     """figures/<paper>/ for the committed run, runs/<profile>[-<question set>]/<paper>/ otherwise."""
+    figures_dir, runs_dir = figures_dir or FIGURES_DIR, runs_dir or RUNS_DIR
     folder = output_name(name)
     if is_committed_run(params, defaults):
         return figures_dir / folder
     tag = question_set_tag(params, defaults)
     profile = _slug(str(params.get("profile", "smoke")))
     return runs_dir / (profile if tag is None else f"{profile}-{tag}") / folder
+
+
+def interactive_output_dir(name: str, runs_dir: Path | None = None) -> Path:
+    """runs/interactive/<paper>/: where a notebook run outside the runner writes by default, beside (never
+    over) the runs ``temporag reproduce`` publishes."""
+    return (runs_dir or RUNS_DIR) / INTERACTIVE / output_name(name)
+
+
+def check_unpublished(out_dir: Path, figures_dir: Path | None = None) -> None:
+    """Outside the runner, refuse a folder the runner publishes into: anything under figures/, or a folder
+    holding a run stamp.  Writing there would leave the stamp describing numbers the folder no longer
+    holds (the runner notices and re-runs, but the folder is wrong until then)."""
+    out_dir = Path(out_dir)
+    try:
+        in_figures = out_dir.resolve().is_relative_to(Path(figures_dir or FIGURES_DIR).resolve())
+    except OSError:
+        in_figures = False
+    if in_figures or (out_dir / STAMP).exists():
+        what = "is inside figures/, which" if in_figures else f"holds a run stamp ({STAMP}): it"
+        raise ParameterError(
+            f"output_dir {out_dir} {what} is published by `temporag reproduce` only; a notebook run outside "
+            "it (JupyterLab, plain papermill) writes to runs/interactive/<paper>/ when output_dir is unset "
+            "— leave output_dir unset or choose another folder, or re-run with `temporag reproduce`"
+        )
 
 
 def check_output_dir(

@@ -1,8 +1,9 @@
 """Where a notebook's numbers go: <output folder>/{*.png,*.svg,*.csv,tables.md,results.json}.
 
 The output folder is ``figures/<paper>/`` for the committed paper-profile run on the shared questions
-and ``runs/<profile>[-<question set>]/<paper>/`` otherwise (see :mod:`temporag.outputs`); one run at a
-time writes it (the folder is locked while a ``Results`` holds it).
+and ``runs/<profile>[-<question set>]/<paper>/`` otherwise, both published by the runner; a notebook run
+outside the runner (JupyterLab, plain papermill) writes to ``runs/interactive/<paper>/`` (see
+:mod:`temporag.outputs`); one run at a time writes a folder (it is locked while a ``Results`` holds it).
 
 ``results.json`` holds every number the notebook shows, the resolved parameters, the reader model,
 library version and data checksums, the per-question predictions and evidence ids, so any figure can
@@ -111,8 +112,8 @@ def _llm_calls() -> dict[str, Any]:
 
 
 class Results:
-    """Collects one notebook run's outputs in its output folder (``out_dir``, else the default of
-    :func:`temporag.outputs.default_output_dir` for ``params``)."""
+    """Collects one notebook run's outputs in its output folder (``out_dir``, else
+    :func:`temporag.outputs.interactive_output_dir`: the runner always passes its staging folder)."""
 
     def __init__(
         self,
@@ -127,14 +128,17 @@ class Results:
         self.name = name
         self.settings = settings or get_settings()
         defaults = None
-        if not out_dir or "profile" in params:
+        if "profile" in params:
             found = outputs.notebook_path(name)
             defaults = outputs.declared_parameters(found) if found is not None else {}
-        self.dir = Path(out_dir) if out_dir else outputs.default_output_dir(name, params, defaults)
+        # the runner always names the folder (its staging folder); a run outside it goes to its own
+        self.dir = Path(out_dir) if out_dir else outputs.interactive_output_dir(name)
         #: where these outputs end up: the runner stages a run and moves it here when it finished
         self.final_dir = outputs.final_dir_for(self.dir)
         if "profile" in params:  # a notebook run: never anything but the committed run under figures/
             outputs.check_output_dir(self.final_dir, params, defaults)
+        if self.final_dir == self.dir:  # not staged by the runner: never into a folder the runner publishes
+            outputs.check_unpublished(self.dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         if self.final_dir == self.dir:  # a staged run's folder is locked by the runner that staged it
             outputs.acquire(self.dir)  # one writer per folder; released when this process ends

@@ -106,14 +106,49 @@ def resolve_output_dir(
     return outputs.default_output_dir(name, parameters, declared, figures_dir, runs_dir)
 
 
+def manifest(folder: Path) -> dict[str, str]:
+    """sha256 of every file a run left in its folder (relative path → digest), but its stamp and hidden
+    files (e.g. Jupyter's .ipynb_checkpoints): what the stamp records, so that a folder another run or a
+    hand changed after publishing is never taken for the run the stamp describes."""
+    folder = Path(folder)
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.name != outputs.STAMP
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+    return {p.relative_to(folder).as_posix(): file_sha256(p) for p in files}
+
+
+def changed_since_stamp(out_dir: Path) -> list[str]:
+    """Files of a published folder added, changed or removed since its stamp was written (every file when
+    the stamp records no manifest: nothing vouches for them); [] for a folder as its run left it."""
+    try:
+        recorded = json.loads((Path(out_dir) / outputs.STAMP).read_text()).get("files")
+    except (OSError, ValueError):
+        recorded = None
+    now = manifest(out_dir)
+    if not isinstance(recorded, dict):
+        return sorted(now) or ["(no manifest)"]
+    return sorted(k for k in set(recorded) | set(now) if recorded.get(k) != now.get(k))
+
+
 def _is_current(out_dir: Path, executed_name: str, stamp: str) -> bool:
-    stamp_file = out_dir / "_run.json"
+    stamp_file = out_dir / outputs.STAMP
     if not all(p.exists() for p in (out_dir / executed_name, out_dir / "results.json", stamp_file)):
         return False
     try:
-        return json.loads(stamp_file.read_text()).get("fingerprint") == stamp
+        if json.loads(stamp_file.read_text()).get("fingerprint") != stamp:
+            return False
     except (OSError, ValueError):
         return False
+    changed = changed_since_stamp(out_dir)
+    if changed:
+        log.warning(
+            "%s changed after its run was published (%s): running it again", out_dir, ", ".join(changed[:5])
+        )
+    return not changed
 
 
 def _llm_verdict(results_json: Path) -> tuple[str, str]:
@@ -255,14 +290,18 @@ def _run_locked(
     verdict, note = ("failed", "") if error else _llm_verdict(staging / "results.json")
     if verdict == "failed":
         error = error or note
-        save_json(staging / "_run.json", _stamp("failed", stamp, params, seconds, note, error))
+        save_json(staging / outputs.STAMP, _stamp("failed", stamp, params, seconds, note, error))
         kept = outputs.keep_failed(staging, out_dir)
         executed = kept / executed_name
         log.error("%s failed: %s", name, error.splitlines()[0] if error else "")
         return RunOutcome(
             name, "failed", seconds, executed if executed.exists() else None, error, out_dir, kept=kept
         )
-    save_json(staging / "_run.json", _stamp("ok", stamp, params, seconds, note))
+    if outputs.is_committed_run(params, outputs.declared_parameters(source)):
+        slim_notebook(staging / executed_name)  # kept in git beside the committed figures
+    save_json(
+        staging / outputs.STAMP, {**_stamp("ok", stamp, params, seconds, note), "files": manifest(staging)}
+    )
     outputs.publish(staging, out_dir)
     if note:
         log.warning("%s: %s", name, note)
@@ -288,6 +327,47 @@ def kernel_start_timeout() -> float:
     if value <= 0:
         raise ValueError(f"TEMPORAG_KERNEL_START_TIMEOUT={raw!r} must be a number of seconds > 0")
     return value
+
+
+#: a text output of a committed run's executed notebook longer than this is cut (logs, progress bars,
+#: long printed tables: the numbers are in results.json and tables.md); figures stay
+MAX_TEXT_OUTPUT = 20_000
+#: an executed notebook kept in git larger than this after cutting is reported (figures make most of it)
+MAX_NOTEBOOK_BYTES = 8_000_000
+
+
+def slim_notebook(path: Path, max_text: int = MAX_TEXT_OUTPUT) -> int:
+    """Cut an executed notebook's long text outputs and drop widget state, in place, so the executed copy
+    of a committed run stays a sensible size for git; returns its size in bytes (a warning names a
+    notebook still over :data:`MAX_NOTEBOOK_BYTES`)."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                out["text"] = _cut("".join(out.get("text", "")), max_text)
+            data = out.get("data") or {}
+            data.pop("application/vnd.jupyter.widget-view+json", None)
+            for mime in ("text/plain", "text/html", "text/markdown"):
+                if mime in data:
+                    data[mime] = _cut("".join(data[mime]), max_text)
+    nbformat.write(nb, path)
+    size = path.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        log.warning("%s is %.1f MB after cutting long text outputs (figures?)", path, size / 1e6)
+    return size
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return (
+        text[: limit // 2]
+        + f"\n… [{len(text) - limit:,} characters cut to keep this notebook small] …\n"
+        + (text[-(limit // 2) :])
+    )
 
 
 def _stamp(status: str, fingerprint: str, params: dict, seconds: float, note: str, error: str = "") -> dict:
