@@ -22,7 +22,7 @@ LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 # data: TEMPORAG_DATA if set, else ../shared/data beside the checkout, else ./data (see data/README.md)
 export TEMPORAG_DATA ?= $(if $(wildcard ../shared/data/multitq),$(abspath ../shared/data),$(CURDIR)/data)
 
-.PHONY: setup warm reproduce index test test-fast lint bench lab browser clean clean-cache
+.PHONY: setup warm reproduce index book test test-fast lint bench lab browser clean clean-cache
 
 setup: $(STAMP)
 
@@ -107,6 +107,11 @@ reproduce:
 index: setup
 	$(BIN)/temporag index
 
+# the reading-group book: the committed paper-profile runs (figures/) and the executed smoke notebooks
+# (runs/smoke/) as a static HTML site, every figure inline, nothing fetched from the network → runs/book/index.html
+book: setup
+	$(BIN)/temporag book
+
 test: setup lint browser
 	$(BIN)/python -m pytest -q
 
@@ -133,7 +138,7 @@ browser:
 	  fi; }
 
 clean:
-	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info figures/*/*.ipynb figures/*/_run.json figures/.*.failed runs
+	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info figures/*/_run.json figures/.*.failed runs
 	find . -name __pycache__ -not -path "./$(VENV)/*" -exec rm -rf {} +
 
 clean-cache:

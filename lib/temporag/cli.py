@@ -93,6 +93,16 @@ def _cmd_index(args) -> int:
     return 0
 
 
+def _cmd_book(args) -> int:
+    from temporag import runner
+    from temporag.batch.book import build_book, summary
+
+    runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
+    out = Path(args.out).resolve() if args.out else runs_dir / "book"
+    print(summary(build_book(out, figures_dir=runner.FIGURES_DIR, runs_dir=runs_dir)))
+    return 0
+
+
 def _cmd_cache(args) -> int:
     from temporag.batch.cachesync import merge_cache_dirs
     from temporag.config import get_settings
@@ -277,6 +287,13 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--out", default=None, help="folder of the site (default: runs/index)")
     index.add_argument("--runs-dir", default=None, help="folder of the runs to index (default: runs/)")
     index.set_defaults(func=_cmd_index)
+
+    book = sub.add_parser(
+        "book", help="the reading-group book: the executed notebooks as a static HTML site, figures inline"
+    )
+    book.add_argument("--out", default=None, help="folder of the site (default: runs/book)")
+    book.add_argument("--runs-dir", default=None, help="folder of the smoke runs it shows (default: runs/)")
+    book.set_defaults(func=_cmd_book)
 
     warm = sub.add_parser("warm", help="embed MultiTQ's facts and names now (what the notebooks share)")
     warm.add_argument(

@@ -1,0 +1,490 @@
+"""The reading-group book: the executed notebooks as a static HTML site to read offline, every figure inline.
+
+``temporag book`` (``make book``) writes one folder (default ``runs/book/``, open its ``index.html``):
+
+* ``index.html`` — the first page: per paper, the number the kit can really compare with the paper (an
+  LLM-free retrieval recall, the template reader's Hits@1) beside the paper's headline number, and the
+  reader-model number labelled as plumbing (declared in :data:`HEADLINES`, not guessed from key names);
+* ``<paper>.html`` — the committed paper-profile run (``figures/<paper>/``): its executed notebook, or,
+  when git holds only its results, a page built from its ``results.json`` tables and its PNG figures,
+  labelled "results only";
+* ``<paper>-smoke.html`` — the executed smoke notebook (``runs/smoke/<paper>/``), when there is one;
+* ``leaderboard.html`` (the leaderboard run) and ``paper-vs-code.html`` (paper vs released code vs kit).
+
+Every page is a notebook rendered by nbconvert with the book's template (the lab template without
+require.js, MathJax, Mermaid or the widget manager, which come from CDNs): images are embedded, links are
+relative, so the folder can be zipped and opened anywhere.  A page built from results is a notebook too
+(markdown, HTML tables and images as outputs), rendered the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from temporag.batch.index import TEMPLATES, _fmt, _read_json, headline
+from temporag.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path
+
+RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
+
+
+@dataclass(frozen=True)
+class Number:
+    """One recorded number: ``metrics[metric]`` of the committed run ``figures/<run>/results.json``."""
+
+    run: str
+    metric: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Headline:
+    """What the first page shows for one paper."""
+
+    paper: str  # its output folder: figures/<paper>/
+    title: str
+    comparable: tuple[
+        Number, ...
+    ]  # LLM-free: the kit can stand behind these (retrieval recall, template reader)
+    paper_number: Number  # the paper's headline: this metric's recorded 'paper' value
+    plumbing: Number  # the reader-model (SmolLM2) number: proves the pipeline runs, not comparable
+
+
+# Which number is "the comparable one" per paper: chosen by reading each committed results.json, declared
+# here once.  The template reader answers from the retrieved evidence without an LLM (leaderboard, every
+# shared question); recall is whether the evidence holds a gold answer.
+HEADLINES: tuple[Headline, ...] = (
+    Headline(
+        "tour",
+        "Tour: MultiTQ and the semantic (Naive RAG) baseline",
+        (
+            Number("tour", "semantic/answer_recall@20", "answer recall@20 (LLM-free)"),
+            Number(
+                "leaderboard",
+                "leaderboard/Semantic baseline/template Hits@1 strict",
+                "template-reader Hits@1",
+            ),
+        ),
+        Number("tour", "semantic/answer_recall@20", "semantic recall@20 (TECQA, Fig. 2)"),
+        Number("tour", "semantic_reader/hits@1_strict", "reader Hits@1, strict"),
+    ),
+    Headline(
+        "tecqa",
+        "TECQA: structure-guided temporal evidence chains",
+        (
+            Number("tecqa", "chain/answer_recall", "evidence-chain answer recall (K=40, N=2)"),
+            Number(
+                "leaderboard",
+                "leaderboard/TECQA (paper-faithful)/template Hits@1 strict",
+                "template-reader Hits@1",
+            ),
+        ),
+        Number("tecqa", "table1/strict/Overall", "Hits@1, Table 1 Overall (Qwen3-8B reader)"),
+        Number("tecqa", "table1/strict/Overall", "reader Hits@1, strict"),
+    ),
+    Headline(
+        "star_rag",
+        "STAR-RAG: MDL rule graph and seeded personalised PageRank",
+        (
+            Number("star_rag", "answer_recall@10/STAR-RAG", "answer recall@10 (LLM-free)"),
+            Number(
+                "leaderboard",
+                "leaderboard/STAR-RAG (as printed)/template Hits@1 strict",
+                "template-reader Hits@1",
+            ),
+        ),
+        Number("star_rag", "table2/MultiTQ/STAR-RAG/hits@1", "Hit@1, Table 2 MultiTQ (Llama-3.3-70B reader)"),
+        Number("star_rag", "table2/MultiTQ/STAR-RAG/hits@1", "reader Hits@1"),
+    ),
+    Headline(
+        "timer4",
+        "TimeR4: time-aware retrieve, rewrite, retrieve and rerank",
+        (
+            Number("timer4", "table5/TimeR4/recall@15", "answer recall@15 (LLM-free)"),
+            Number("leaderboard", "leaderboard/TimeR4/template Hits@1 strict", "template-reader Hits@1"),
+        ),
+        Number("timer4", "table3/whole/Overall", "Hits@1, Table 3 Overall (fine-tuned LLaMA2-7B reader)"),
+        Number("timer4", "table3/whole/Overall", "reader Hits@1, whole-output rule"),
+    ),
+    Headline(
+        "ia_rag",
+        "IA-RAG: interval-aware retrieval over temporal event graphs",
+        (Number("ia_rag", "retrieval_recall/TimeQA/IA-RAG", "TimeQA evidence answer recall (LLM-free)"),),
+        Number(
+            "ia_rag", "table2/TimeQA/IA-RAG/accuracy", "TimeQA token accuracy, Table 2 (Qwen2.5-72B reader)"
+        ),
+        Number("ia_rag", "table2/TimeQA/IA-RAG/accuracy", "reader token accuracy"),
+    ),
+    Headline(
+        "sar",
+        "SAR: search, verify and answer",
+        (
+            Number("sar", "table1/SAR/offline/Overall", "template-reader Hits@1, offline policy"),
+            Number("sar", "offline/evidence_answer_recall", "evidence answer recall (LLM-free)"),
+        ),
+        Number("sar", "table1/SAR/llm/Overall", "Hits@1, Table 1 Overall (GPT-4.1)"),
+        Number("sar", "table1/SAR/llm/Overall", "reader Hits@1, LLM policy"),
+    ),
+)
+TITLES = {h.paper: h.title for h in HEADLINES} | {"leaderboard": "Leaderboard: every method on one protocol"}
+
+
+# -- reading runs --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One run folder the book shows."""
+
+    paper: str
+    folder: Path
+    notebook: Path | None  # its executed notebook, None for a committed run git keeps results of only
+    results: dict
+    stamp: dict
+
+
+def find_run(folder: Path, paper: str) -> Run | None:
+    """The run in ``folder`` (its executed notebook is the one named after the paper's notebook)."""
+    results = _read_json(folder / "results.json")
+    if not results:
+        return None
+    source = notebook_path(paper)
+    executed = folder / f"{source.stem if source else paper}.ipynb"
+    found = executed if executed.exists() else next(iter(sorted(folder.glob("*.ipynb"))), None)
+    return Run(paper, folder, found, results, _read_json(folder / STAMP))
+
+
+def papers(figures_dir: Path, runs_dir: Path) -> list[str]:
+    """Every paper with a committed or a smoke run: the declared order first, then the rest by name."""
+    found = {
+        p.parent.name
+        for root in (figures_dir, runs_dir / "smoke")
+        for p in root.glob("*/results.json")
+        if not p.parent.name.startswith(".")  # a run being staged, a failed run kept aside
+    }
+    order = [h.paper for h in HEADLINES] + ["leaderboard"]
+    return [p for p in order if p in found] + sorted(found - set(order))
+
+
+def metric(runs: dict[str, Run | None], number: Number) -> dict[str, Any] | None:
+    """The recorded metric behind ``number`` as a dict (value, paper, n, reader), None when not recorded."""
+    run = runs.get(number.run)
+    value = (run.results.get("metrics") or {}).get(number.metric) if run else None
+    if value is None:
+        return None
+    return value if isinstance(value, dict) else {"value": value}
+
+
+# -- pages as notebooks --------------------------------------------------------------------------------
+
+
+def _markdown(text: str):
+    import nbformat
+
+    return nbformat.v4.new_markdown_cell(text)
+
+
+def _outputs(*items: tuple[str, str]):
+    """A code cell without source whose outputs show ``items`` ((mime type, data) pairs)."""
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={mime: data}) for mime, data in items]
+    return cell
+
+
+def _png(path: Path) -> tuple[str, str]:
+    return "image/png", base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def image_outputs(nb) -> int:
+    """How many images a notebook's outputs show."""
+    return sum(
+        any(m.startswith("image/") for m in (out.get("data") or {}))
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+    )
+
+
+def _table_html(records: list[dict]) -> str:
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(records)
+    return frame.to_html(index=False, classes="book", border=0, na_rep="", float_format=lambda v: f"{v:.3f}")
+
+
+def _figures(run: Run) -> list[Path]:
+    return [
+        run.folder / f"{key}.png"
+        for key in run.results.get("figures") or []
+        if (run.folder / f"{key}.png").exists()
+    ]
+
+
+def _run_facts(run: Run, files: str) -> str:
+    esc = html.escape
+    params = run.results.get("parameters") or {}
+    finished = run.stamp.get("finished") or run.results.get("created") or "—"
+    parts = [
+        f"profile <b>{esc(str(params.get('profile', '—')))}</b>",
+        f"questions {esc(str(params.get('sample_size', '—')))}",
+        f"reader sample {esc(str(params.get('reader_sample', '—')))}",
+        f"finished {esc(str(finished))}",
+        f"folder <code>{esc(run.results.get('output_dir') or str(run.folder))}</code>",
+        f"<a href='{files}/results.json'>results.json</a>",
+        f"<a href='{files}/tables.md'>tables.md</a>",
+    ]
+    return "<p>" + " · ".join(parts) + "</p>"
+
+
+def notebook_page(run: Run, title: str, files: str, note: str = ""):
+    """An executed notebook, headed by what the run was; figures it saved but did not show are appended."""
+    import nbformat
+
+    nb = nbformat.read(run.notebook, as_version=4)
+    head = [_outputs(("text/html", f"<h1>{html.escape(title)}</h1>{note}{_run_facts(run, files)}"))]
+    tail = []
+    figures = _figures(run)
+    if image_outputs(nb) < len(figures):
+        tail.append(
+            _markdown(
+                "## Figures this run saved\n\nThis notebook version saved them without showing them inline."
+            )
+        )
+        tail += [_outputs(_png(p), ("text/plain", p.stem)) for p in figures]
+    nb.cells = head + nb.cells + tail
+    return nb
+
+
+def results_page(run: Run, title: str, files: str):
+    """A committed run without its executed notebook: its recorded numbers, tables and figures."""
+    import nbformat
+
+    esc = html.escape
+    nb = nbformat.v4.new_notebook()
+    banner = (
+        f"<p class='book-banner'><b>{esc(RESULTS_ONLY)}</b> (<code>temporag reproduce -n "
+        + esc(notebook_path(run.paper).stem if notebook_path(run.paper) else run.paper)
+        + " --profile paper</code>). The numbers, tables and figures below are the committed run's.</p>"
+    )
+    cells = [_outputs(("text/html", f"<h1>{esc(title)}</h1>{banner}{_run_facts(run, files)}"))]
+    figures = _figures(run)
+    if figures:
+        cells.append(_markdown("## Figures"))
+        cells += [c for p in figures for c in (_markdown(f"### {p.stem}"), _outputs(_png(p)))]
+    rows = headline(run.results)
+    if rows:
+        cells.append(_markdown("## Kit vs paper\n\nEvery number this run recorded beside the paper's value."))
+        cells.append(_outputs(("text/html", _table_html(rows))))
+    tables = run.results.get("tables") or {}
+    if tables:
+        cells.append(_markdown("## Tables"))
+    for key, table in tables.items():
+        caption = esc(str(table.get("caption") or ""))
+        cells.append(
+            _outputs(
+                (
+                    "text/html",
+                    f"<h3>{esc(key)}</h3><p>{caption}</p>" + _table_html(table.get("records") or []),
+                )
+            )
+        )
+    nb.cells = cells
+    return nb
+
+
+def _cell(m: dict[str, Any] | None, key: str = "value") -> str:
+    value = None if m is None else m.get(key)
+    return _fmt(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "—"
+
+
+def _n(m: dict[str, Any] | None) -> str:
+    return f" <span class='book-plumbing'>(n = {m['n']})</span>" if m and m.get("n") else ""
+
+
+def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names: list[str]):
+    """The first page: per paper, the comparable number beside the paper's; the reader number as plumbing."""
+    import nbformat
+
+    esc = html.escape
+    rows = []
+    for h in HEADLINES:
+        if h.paper not in names:
+            continue
+        comparable = "<br>".join(
+            f"<b>{_cell(m)}</b> {esc(c.label)}{_n(m)}"
+            + (f" · paper {_cell(m, 'paper')}" if m and m.get("paper") is not None else "")
+            for c in h.comparable
+            for m in [metric(runs, c)]
+        )
+        paper = metric(runs, h.paper_number)
+        reader = metric(runs, h.plumbing)
+        model = esc(str(reader.get("reader") or "")) if reader else ""
+        links = [f"<a href='{h.paper}.html'>paper profile</a>"] + (
+            [f"<a href='{h.paper}-smoke.html'>smoke</a>"] if smoke.get(h.paper) else []
+        )
+        rows.append(
+            f"<tr><td><b>{esc(h.title)}</b><br>{' · '.join(links)}</td><td>{comparable}</td>"
+            f"<td><b>{_cell(paper, 'paper')}</b> {esc(h.paper_number.label)}</td>"
+            f"<td class='book-plumbing'>{_cell(reader)} {esc(h.plumbing.label)}{_n(reader)}<br>{model}"
+            "<br><i>plumbing: proves the pipeline runs; not comparable with the paper</i></td></tr>"
+        )
+    table = (
+        "<table class='book'><tr><th>paper</th><th>kit: the comparable number (no LLM)</th>"
+        "<th>paper's number</th><th>kit: reader model (plumbing)</th></tr>" + "".join(rows) + "</table>"
+    )
+    others = "".join(
+        f"<li><a href='{p}.html'>{esc(TITLES.get(p, p))}</a>"
+        + (f" · <a href='{p}-smoke.html'>smoke run</a>" if smoke.get(p) else "")
+        + "</li>"
+        for p in names
+    )
+    intro = (
+        "<h1>temporag: a reading-group book</h1><p>Five temporal RAG papers reproduced offline on the "
+        "MultiTQ test questions the kit shares (954). Each paper's page is its executed notebook (or, where "
+        "git keeps only its results, its numbers, tables and figures). The first column is what the kit can "
+        "stand behind without a large LLM: whether the retrieved evidence holds a gold answer, and the "
+        "Hits@1 of an LLM-free template reader over that evidence. The papers' numbers come from large "
+        "reader models; the kit's embedded reader (SmolLM2-135M) only shows the pipeline runs end to end.</p>"
+    )
+    nav = (
+        "<h2>Pages</h2><ul>"
+        + others
+        + "<li><a href='paper-vs-code.html'>Paper vs released code vs kit</a></li></ul>"
+    )
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [_outputs(("text/html", intro + table + nav))]
+    return nb
+
+
+def paper_vs_code_page(leaderboard: Run | None):
+    """The leaderboard run's paper-vs-released-code-vs-kit table, one section per method."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cells = [_markdown("# Paper vs released code vs kit")]
+    table = ((leaderboard.results.get("tables") or {}) if leaderboard else {}).get("paper_vs_code_vs_kit")
+    if not table:
+        cells.append(
+            _markdown(
+                "No committed leaderboard run holds this table yet "
+                "(`temporag reproduce -n leaderboard --profile paper`)."
+            )
+        )
+    else:
+        cells.append(_markdown(str(table.get("caption") or "")))
+        records = table.get("records") or []
+        for method in dict.fromkeys(r.get("method") for r in records):
+            rows = [
+                {k: v for k, v in r.items() if k != "method"} for r in records if r.get("method") == method
+            ]
+            link = f"[{TITLES.get(method, method)}]({method}.html)"
+            cells += [_markdown(f"## {link}"), _outputs(("text/html", _table_html(rows)))]
+    nb.cells = cells
+    return nb
+
+
+# -- rendering -----------------------------------------------------------------------------------------
+
+
+def _nav(names: list[str], here: str) -> str:
+    items = [
+        ("index.html", "Book"),
+        *((f"{p}.html", p) for p in names),
+        ("paper-vs-code.html", "paper vs code vs kit"),
+    ]
+    links = "".join(
+        f"<span class='here'>{html.escape(label)}</span>"
+        if href == here
+        else f"<a href='{href}'>{html.escape(label)}</a>"
+        for href, label in items
+    )
+    return f"<nav class='book'>{links}</nav>"
+
+
+def render(nb, title: str, nav: str, show_input: bool) -> str:
+    """One page: ``nb`` through nbconvert with the book's offline template."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(
+        template_name="lab",
+        extra_template_paths=[str(TEMPLATES)],
+        template_file="book.html.j2",
+        exclude_input=not show_input,
+        exclude_input_prompt=not show_input,
+        exclude_output_prompt=not show_input,
+    )
+    nb.metadata["title"] = title
+    body, _ = exporter.from_notebook_node(nb, resources={"book_nav": nav})
+    return body
+
+
+def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS_DIR) -> Path:
+    """Write the book into ``out`` (replacing an older one) and return its ``index.html``."""
+    out = Path(out)
+    figures_dir, runs_dir = Path(figures_dir), Path(runs_dir)
+    names = papers(figures_dir, runs_dir)
+    runs = {p: find_run(figures_dir / p, p) for p in names}
+    smoke = {p: find_run(runs_dir / "smoke" / p, p) for p in names}
+    smoke = {p: r for p, r in smoke.items() if r is not None and r.notebook is not None}
+    staging = out.with_name(f".{out.name}.building")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+
+    def write(page: str, nb, title: str, show_input: bool = False) -> None:
+        (staging / page).write_text(render(nb, title, _nav(names, page), show_input), encoding="utf-8")
+
+    def files(run: Run, slug: str) -> str:
+        folder = staging / "files" / slug
+        folder.mkdir(parents=True)
+        for name in ("results.json", "tables.md"):
+            if (run.folder / name).exists():
+                shutil.copyfile(run.folder / name, folder / name)
+        return f"files/{slug}"
+
+    write("index.html", front_page(runs, smoke, names), "temporag: a reading-group book")
+    for p in names:
+        title = TITLES.get(p, p)
+        run = runs.get(p)
+        if run is None:
+            nb = _not_run(title, p)
+            write(f"{p}.html", nb, title)
+        elif run.notebook is not None:
+            write(f"{p}.html", notebook_page(run, f"{title} (paper profile)", files(run, p)), title, True)
+        else:
+            write(f"{p}.html", results_page(run, f"{title} (paper profile)", files(run, p)), title)
+        if p in smoke:
+            note = (
+                "<p class='book-banner'>A smoke run: a small sample, to show the notebook runs. Its numbers "
+                f"are not the paper-profile ones (<a href='{p}.html'>those are here</a>).</p>"
+            )
+            page = notebook_page(smoke[p], f"{title} (smoke run)", files(smoke[p], f"{p}-smoke"), note)
+            write(f"{p}-smoke.html", page, f"{title} (smoke)", True)
+    write("paper-vs-code.html", paper_vs_code_page(runs.get("leaderboard")), "Paper vs released code vs kit")
+    if out.exists():
+        shutil.rmtree(out)
+    staging.rename(out)
+    return out / "index.html"
+
+
+def _not_run(title: str, paper: str):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        _markdown(
+            f"# {title}\n\nNo committed paper-profile run in `figures/{paper}/` yet: "
+            f"`temporag reproduce -n {paper} --profile paper`."
+        )
+    ]
+    return nb
+
+
+def summary(index: Path) -> str:
+    """One line per page of a built book (for the command's output)."""
+    pages = sorted(p.name for p in index.parent.glob("*.html"))
+    return f"reading-group book: {index} ({len(pages)} pages: {', '.join(pages)})"
