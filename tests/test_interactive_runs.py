@@ -16,6 +16,7 @@ import papermill as pm
 import pytest
 
 from temporag import outputs
+from temporag.batch.index import find_runs
 from temporag.runner import changed_since_stamp, manifest, run_notebook
 
 # The kernel writes under the test's runs/ folder (`runs`), not the repository's: a kernel is another
@@ -94,6 +95,7 @@ def test_a_folder_changed_after_its_stamp_is_not_current(probe):
     data["metrics"]["probe/value"] = 1  # another run (or a hand) changed the numbers after publishing
     (folder / "results.json").write_text(json.dumps(data))
     assert changed_since_stamp(folder) == ["results.json"]
+    assert [e.status for e in find_runs([runs])] == ["changed after its run"]  # the index says so too
     rerun = run_notebook("probe", params, **kw)
     assert rerun.status == "ok" and _value(folder) == 0
     (folder / "extra.png").write_bytes(b"\x89PNG")  # a file added counts too

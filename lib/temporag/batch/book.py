@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from temporag.batch.index import TEMPLATES, _fmt, _read_json, headline
+from temporag.batch.index import TEMPLATES, _fmt, _read_json, changed_after_stamp, headline
 from temporag.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
@@ -462,6 +462,11 @@ def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS
                 "<p class='book-banner'>A smoke run: a small sample, to show the notebook runs. Its numbers "
                 f"are not the paper-profile ones (<a href='{p}.html'>those are here</a>).</p>"
             )
+            if changed_after_stamp(smoke[p].folder, smoke[p].stamp):
+                note += (
+                    "<p class='book-banner'><b>Changed after its run</b>: files of this folder differ from "
+                    "the ones its run left; `temporag reproduce` runs it again.</p>"
+                )
             page = notebook_page(smoke[p], f"{title} (smoke run)", files(smoke[p], f"{p}-smoke"), note)
             write(f"{p}-smoke.html", page, f"{title} (smoke)", True)
     write("paper-vs-code.html", paper_vs_code_page(runs.get("leaderboard")), "Paper vs released code vs kit")

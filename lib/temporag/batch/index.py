@@ -28,6 +28,7 @@ from temporag.outputs import FIGURES_DIR, RUNS_DIR
 
 TEMPLATES = Path(__file__).with_name("templates")
 RESULTS_ONLY = "results only"  # e.g. a committed run in figures/: git keeps its numbers, not its notebook
+CHANGED = "changed after its run"  # a published folder whose files differ from its stamp's list: not current
 
 
 @dataclass
@@ -93,6 +94,14 @@ def reader_model(results: dict) -> str:
     return "embedded SmolLM2 (offline)" if calls else "no reader calls"
 
 
+def changed_after_stamp(folder: Path, stamp: dict) -> bool:
+    """Whether files of a published folder were added, changed or removed after its run stamp listed
+    them (a stamp from before stamps listed files vouches for nothing either way: False)."""
+    from temporag.runner import changed_since_stamp
+
+    return isinstance(stamp.get("files"), dict) and bool(changed_since_stamp(folder))
+
+
 def _entry(folder: Path, status_if_unstamped: str) -> RunEntry | None:
     notebooks = sorted(folder.glob("*.ipynb"))
     stamp = _read_json(folder / "_run.json")
@@ -102,6 +111,8 @@ def _entry(folder: Path, status_if_unstamped: str) -> RunEntry | None:
     if not stamp and not notebooks:
         status_if_unstamped = RESULTS_ONLY
     status = str(stamp.get("status") or ("ok" if stamp else status_if_unstamped))
+    if status == "ok" and changed_after_stamp(folder, stamp):
+        status = CHANGED
     parameters = stamp.get("parameters") or results.get("parameters") or {}
     return RunEntry(
         folder=folder,
@@ -169,7 +180,7 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.5em; text-align: left;
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .ok { color: #11772d; font-weight: 600; } .failed { color: #b3261e; font-weight: 600; }
-.unstamped, .results { color: #8a6d00; font-weight: 600; }
+.unstamped, .results, .changed { color: #8a6d00; font-weight: 600; }
 code, .small { font-size: 12px; } .muted { color: #666; }
 h2 { margin-top: 2em; border-top: 1px solid #ccc; padding-top: 1em; }
 """
