@@ -9,9 +9,9 @@ the next ``reproduce`` re-runs it unless that complete run is current.
 A notebook is current when its published folder holds its executed copy, results.json and a run stamp
 whose fingerprint of the inputs (notebook source, parameters, library source, data files, settings) is
 unchanged and whose list of files (sha256 of each) still matches the folder — a folder another run or a
-hand changed after publishing is run again; ``force`` re-runs.  Output folders: see :mod:`temporag.outputs` (the committed paper run in
-``figures/<paper>/``, every other run under ``runs/``, or ``-p output_dir=...``); one run writes a
-folder at a time.
+hand changed after publishing is run again; ``force`` re-runs.  Output folders: see
+:mod:`temporag.outputs` (the committed paper run in ``figures/<paper>/``, every other run under
+``runs/``, or ``-p output_dir=...``); one run writes a folder at a time.
 """
 
 from __future__ import annotations

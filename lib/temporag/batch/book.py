@@ -188,11 +188,14 @@ def _markdown(text: str):
     return nbformat.v4.new_markdown_cell(text)
 
 
+BOOK_CELL = "temporag-book"  # tag of a cell the book adds: its (empty) input is not shown
+
+
 def _outputs(*items: tuple[str, str]):
     """A code cell without source whose outputs show ``items`` ((mime type, data) pairs)."""
     import nbformat
 
-    cell = nbformat.v4.new_code_cell("")
+    cell = nbformat.v4.new_code_cell("", metadata={"tags": [BOOK_CELL]})
     cell.outputs = [nbformat.v4.new_output("display_data", data={mime: data}) for mime, data in items]
     return cell
 
@@ -255,7 +258,7 @@ def notebook_page(run: Run, title: str, files: str, note: str = ""):
                 "## Figures this run saved\n\nThis notebook version saved them without showing them inline."
             )
         )
-        tail += [_outputs(_png(p), ("text/plain", p.stem)) for p in figures]
+        tail += [c for p in figures for c in (_markdown(f"### {p.stem}"), _outputs(_png(p)))]
     nb.cells = head + nb.cells + tail
     return nb
 
@@ -409,6 +412,7 @@ def _nav(names: list[str], here: str) -> str:
 def render(nb, title: str, nav: str, show_input: bool) -> str:
     """One page: ``nb`` through nbconvert with the book's offline template."""
     from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
 
     exporter = HTMLExporter(
         template_name="lab",
@@ -418,6 +422,7 @@ def render(nb, title: str, nav: str, show_input: bool) -> str:
         exclude_input_prompt=not show_input,
         exclude_output_prompt=not show_input,
     )
+    exporter.register_preprocessor(TagRemovePreprocessor(remove_input_tags={BOOK_CELL}), enabled=True)
     nb.metadata["title"] = title
     body, _ = exporter.from_notebook_node(nb, resources={"book_nav": nav})
     return body
