@@ -160,3 +160,34 @@ def test_first_page_puts_the_comparable_number_beside_the_papers(book):
     sar = next(r for r in rows if r.startswith("SAR"))
     assert "0.873 template-reader Hits@1, offline policy" in sar and "paper 0.782" in sar
     assert len(rows) == 1 + len(HEADLINES)
+
+
+@pytest.mark.slow
+def test_a_committed_run_keeps_its_executed_notebook_small(tmp_path):
+    """The paper-profile run's executed notebook stays beside its figures (git keeps it), long text cut."""
+    import subprocess
+
+    from temporag.runner import MAX_TEXT_OUTPUT, run_notebook
+
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
+    params.metadata["tags"] = ["parameters"]
+    body = (
+        "import json, pathlib\nout = pathlib.Path(output_dir); out.mkdir(parents=True, exist_ok=True)\n"
+        "(out / 'results.json').write_text(json.dumps({'metrics': {}}))\nprint('x' * 200_000)"
+    )
+    nb.cells = [params, nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, nbs / "probe.ipynb")
+    kw = {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
+    outcome = run_notebook("probe", {"profile": "paper"}, **kw)
+    assert outcome.status == "ok" and outcome.executed == tmp_path / "figures" / "probe" / "probe.ipynb"
+    printed = nbformat.read(outcome.executed, as_version=4).cells[-1].outputs[0].text
+    assert 190_000 > len(printed) > MAX_TEXT_OUTPUT * 0.9 and "characters cut" in printed
+    assert (
+        run_notebook("probe", {"profile": "paper"}, **kw).status == "skipped"
+    )  # the stamp lists the cut copy
+    ignored = subprocess.run(["git", "check-ignore", "-q", "figures/tour/00_tour.ipynb"], cwd=REPO)
+    assert ignored.returncode == 1  # not ignored: the executed notebook of a committed run goes into git
