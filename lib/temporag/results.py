@@ -177,6 +177,8 @@ class Results:
         now = _llm_calls()
         self.data["llm_calls"] = {
             **{k: now[k] - self._llm_before[k] for k in ("calls", "cached", "failed")},
+            # replies the caller could not parse (prose for a list): counted apart, never cached
+            "unparsed": now["unparsed"] - self._llm_before["unparsed"],
             "last_error": now["last_error"] if now["failed"] > self._llm_before["failed"] else None,
             # the cost of the run's successful calls (cached ones included), read by `temporag costs`
             **{k: now[k] - self._llm_before[k] for k in ("prompt_tokens", "completion_tokens")},

@@ -81,13 +81,17 @@ def _data_fingerprint() -> str:
     )
 
 
+_NOT_RESULTS = ("llm_concurrency", "llm_retry_budget")  # settings that change a run's time, never its results
+
+
 def fingerprint(notebook: Path, parameters: dict) -> str:
     return content_hash(
         file_sha256(notebook),
         parameters,
         _library_fingerprint(),
         _data_fingerprint(),
-        get_settings().to_dict(),
+        # how many LLM requests were in flight changes how long a run takes, never what it computes
+        {k: v for k, v in get_settings().to_dict().items() if k not in _NOT_RESULTS},
     )
 
 

@@ -1,0 +1,307 @@
+"""The sqlite response cache: one file shared by every run, thread and process on a machine.
+
+Checked before it is trusted: the first open in a process runs sqlite's own ``quick_check``; a damaged
+database is moved aside with a one-line message, the answers sqlite can still read from it are copied
+into a fresh one, and only the rest is asked again (issue 28: garbled pages used to go unnoticed and cost
+every call again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from temporag.cache import exclusive
+
+log = logging.getLogger(__name__)
+
+CACHE_SCHEMA = 1
+_COLUMNS = "key, model, endpoint, response, created"
+_CHECKED: set[tuple[str, int]] = set()  # (path, pid) whose database passed the check in this process
+_CHECK_LOCK = threading.RLock()  # re-entered by the fresh cache a salvage fills
+_SALVAGE_QUERIES = 20_000  # how hard salvage tries around damaged pages before giving up on the rest
+
+
+_RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "text": str,
+    "prompt_tokens": int,
+    "completion_tokens": int,
+    "token_source": str,
+    "latency_s": (int, float),
+    "model": str,
+}
+
+
+def _record_problem(record: Any) -> str | None:
+    """What is wrong with a stored response, or None (every field a cached reply is rebuilt from)."""
+    if not isinstance(record, dict):
+        return f"holds {type(record).__name__}, not a response record"
+    for name, kind in _RECORD_FIELDS.items():
+        if not isinstance(record.get(name), kind) or isinstance(record.get(name), bool):
+            return f"field {name!r} is {record.get(name)!r}"
+    return None
+
+
+class ResponseCache:
+    """sqlite store of successful responses, safe for several processes at once.
+
+    WAL lets readers proceed while one process writes; the busy timeout makes a writer wait for a lock
+    instead of failing.  One connection per (process, thread): sqlite connections must not cross either.
+    A row that does not parse into a response record is logged, deleted and recomputed, never trusted
+    nor allowed to fail its question forever.  ``claim`` is the per-request in-flight lock; the
+    ``models`` table remembers which model an endpoint served when none was configured.
+    """
+
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 60.0):
+        self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
+        self._local = threading.local()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+            return conn
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        check_database(self.path)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+        for attempt in range(20):  # switching to WAL needs a brief exclusive lock; others may hold it
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, endpoint TEXT, "
+                    "response TEXT NOT NULL, created REAL NOT NULL)"
+                )
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS models (endpoint TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                    "updated REAL NOT NULL)"
+                )
+                break
+            except sqlite3.OperationalError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        self._local.conn = conn
+        self._local.pid = os.getpid()
+        return conn
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record of ``key``; None when absent or invalid (an invalid row is deleted)."""
+        row = self._connect().execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        if not row:
+            return None
+        try:
+            record = json.loads(row[0])
+            problem = _record_problem(record)
+        except (TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+            record, problem = None, f"not JSON ({exc})"
+        if problem is not None:
+            log.warning(
+                "LLM cache row %s in %s is invalid (%s); removed, the call will be made again",
+                key,
+                self.path,
+                problem,
+            )
+            self.delete(key)
+            return None
+        return record
+
+    def delete(self, key: str) -> None:
+        self._connect().execute("DELETE FROM responses WHERE key = ?", (key,))
+
+    def remember_model(self, endpoint: str, model: str) -> None:
+        """Which model ``endpoint`` served when it was asked (``/models``), for offline re-runs."""
+        self._connect().execute(
+            "INSERT OR REPLACE INTO models (endpoint, model, updated) VALUES (?, ?, ?)",
+            (endpoint, model, time.time()),
+        )
+
+    def remembered_model(self, endpoint: str) -> str | None:
+        row = self._connect().execute("SELECT model FROM models WHERE endpoint = ?", (endpoint,)).fetchone()
+        return str(row[0]) if row else None
+
+    @contextlib.contextmanager
+    def claim(self, key: str) -> Iterator[bool]:
+        """Hold the in-flight lock of one request; yields True when another holder had to be waited for
+        (then look in the cache again before calling).  A lock file per request, ``flock``-ed
+        (:func:`temporag.cache.exclusive`): the kernel releases it when its holder dies, so a killed run
+        never blocks the next one."""
+        lock_path = self.path.with_name(self.path.name + ".inflight") / f"{key}.lock"
+        with exclusive(lock_path, block=False) as held:
+            if held:
+                yield False
+                return
+        log.info("another run is computing this LLM request (%s); waiting for its answer", key)
+        with exclusive(lock_path):
+            yield True
+
+    def put(self, key: str, model: str, endpoint: str, response: dict[str, Any]) -> None:
+        self._connect().execute(
+            "INSERT OR REPLACE INTO responses (key, model, endpoint, response, created) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (key, model, endpoint, json.dumps(response), time.time()),
+        )
+
+    def rows(self, since: float | None = None, exclude: set[str] | None = None) -> list[tuple]:
+        """Stored responses as ``(key, model, endpoint, response, created)`` rows — those created at or after
+        ``since`` and not keyed in ``exclude`` — to copy them into another cache (:meth:`add_rows`)."""
+        query, args = "SELECT key, model, endpoint, response, created FROM responses", ()
+        if since is not None:
+            query, args = query + " WHERE created >= ?", (since,)
+        return [
+            r for r in self._connect().execute(query, args).fetchall() if not exclude or r[0] not in exclude
+        ]
+
+    def keys(self) -> set[str]:
+        return {r[0] for r in self._connect().execute("SELECT key FROM responses")}
+
+    def add_rows(self, rows: Iterable[Sequence[Any]]) -> int:
+        """Add responses from another cache (a worker's); a key already here is kept, a row whose response
+        does not parse into a record is left out.  Returns how many were added."""
+        conn, added = self._connect(), 0
+        for key, model, endpoint, response, created in rows:
+            try:
+                problem = _record_problem(json.loads(response))
+            except (TypeError, ValueError) as exc:
+                problem = str(exc)
+            if problem is not None:
+                log.warning("LLM cache row %s from another cache is invalid (%s); not merged", key, problem)
+                continue
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO responses (key, model, endpoint, response, created) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (key, model, endpoint, response, created),
+            )
+            added += cursor.rowcount
+        return added
+
+    def __bool__(self) -> bool:  # an empty cache is still a cache
+        return True
+
+    def __len__(self) -> int:
+        return int(self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+# ----------------------------------------------------------------------------------------------------
+# integrity
+
+
+def database_problem(path: Path) -> str | None:
+    """Why the sqlite file at ``path`` cannot be trusted (sqlite's ``quick_check``), or None when it is
+    sound or absent."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        conn = sqlite3.connect(path, timeout=60.0)
+        try:
+            found = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
+        return str(exc)
+    return None if found == ["ok"] else "; ".join(found[:3])
+
+
+def check_database(path: Path) -> None:
+    """Check ``path`` once per process; a damaged database is moved aside and what it holds salvaged.
+
+    One process at a time checks (a lock beside the file), so two runs opening a damaged cache together
+    move it aside once."""
+    token = (str(path), os.getpid())
+    with _CHECK_LOCK:
+        if token in _CHECKED:
+            return
+        try:
+            with exclusive(path.with_name(path.name + ".check.lock")):
+                problem = database_problem(path)
+                if problem is not None:
+                    _move_aside_and_salvage(path, problem)
+        except OSError as exc:  # a read-only cache: use it as it is
+            log.debug("LLM cache %s not checked (%s)", path, exc)
+        _CHECKED.add(token)
+
+
+def _move_aside_and_salvage(path: Path, problem: str) -> None:
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    try:
+        os.replace(path, aside)
+    except OSError as exc:
+        log.warning(
+            "LLM cache %s is damaged (%s) and cannot be moved aside (%s); its rows are not trusted",
+            path,
+            problem,
+            exc,
+        )
+        return
+    for suffix in ("-wal", "-shm"):  # sqlite finds a WAL by name: move it with its database
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(path.with_name(path.name + suffix), aside.with_name(aside.name + suffix))
+    rows = salvage_rows(aside)
+    fresh = ResponseCache(path)
+    _CHECKED.add((str(path), os.getpid()))  # the fresh file needs no check (and must not recurse)
+    kept = fresh.add_rows(rows)
+    fresh.close()
+    log.warning(
+        "LLM cache %s was damaged (%s): moved aside to %s; %d answers salvaged from it, the others will be "
+        "asked again",
+        path,
+        problem,
+        aside.name,
+        kept,
+    )
+
+
+def salvage_rows(path: Path) -> list[tuple]:
+    """Every ``responses`` row sqlite can still read from a damaged file: the whole table when it reads,
+    else rowid ranges halved around the pages that fail, within a bounded number of queries."""
+    try:
+        conn = sqlite3.connect(path, timeout=5.0)
+    except sqlite3.Error:
+        return []
+    out: list[tuple] = []
+    budget = [_SALVAGE_QUERIES]
+
+    def scan(lo: int, hi: int) -> None:  # rowids in [lo, hi)
+        if budget[0] <= 0 or lo >= hi:
+            return
+        budget[0] -= 1
+        try:
+            out.extend(
+                conn.execute(
+                    f"SELECT {_COLUMNS} FROM responses WHERE rowid >= ? AND rowid < ?", (lo, hi)
+                ).fetchall()
+            )
+        except sqlite3.DatabaseError:
+            if hi - lo > 1:
+                mid = (lo + hi) // 2
+                scan(lo, mid)
+                scan(mid, hi)
+
+    try:
+        try:
+            return conn.execute(f"SELECT {_COLUMNS} FROM responses").fetchall()
+        except sqlite3.DatabaseError:
+            pass
+        try:
+            top = int(conn.execute("SELECT max(rowid) FROM responses").fetchone()[0] or 0) + 1
+        except sqlite3.DatabaseError:
+            top = 1 << 24
+        scan(1, top)
+    finally:
+        conn.close()
+    return out

@@ -1,0 +1,565 @@
+"""The client: :class:`LLM` — cache, single flight, retries, breaker, accounting and concurrent batches."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from temporag.cache import content_hash
+from temporag.config import Settings, get_settings
+from temporag.llm import retry
+from temporag.llm.backends import (
+    DEFAULT_N_CTX,
+    EMBEDDED_ENDPOINT,
+    LlamaCppBackend,
+    OpenAIBackend,
+    cl100k_count,
+)
+from temporag.llm.cache import CACHE_SCHEMA, ResponseCache
+from temporag.llm.concurrency import SingleFlight, in_worker, ordered_map
+from temporag.llm.types import (
+    TOKENS_API,
+    TOKENS_FALLBACK,
+    TOKENS_MODEL,
+    EndpointError,
+    LLMError,
+    LLMResponse,
+    LLMUnavailable,
+    Messages,
+    check_messages,
+    describe_error,
+    messages_text,
+)
+
+log = logging.getLogger("temporag.llm")
+
+#: a caller's check of a reply's text: False (or an exception) marks the reply unparsed and keeps it out
+#: of the cache, so that a re-run asks again
+Accept = Callable[[str], bool]
+
+_FLIGHTS = SingleFlight()  # one per process: every client, every thread
+
+
+class LLM:
+    """Chat client with caching, retries, a circuit breaker, token accounting and concurrent batches.
+
+    ``LLM()`` reads the settings: an endpoint if ``TEMPORAG_LLM_BASE_URL`` is set, else the embedded
+    SmolLM2.  ``backend=`` injects any object with ``complete(messages, params) -> dict`` (tests, custom
+    runtimes).  ``cache=False`` disables the sqlite cache (or pass a :class:`ResponseCache`);
+    ``retry_base_delay`` is the first backoff step in seconds, doubled each retry, with jitter, capped
+    at ``retry_max_delay``.  ``concurrency`` (default: the settings' ``llm_concurrency``, 16 for a served
+    endpoint, always 1 for the embedded model) is how many requests :meth:`chat_many` and
+    :meth:`map_questions` keep in flight.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        backend: Any = None,
+        cache: bool | ResponseCache = True,
+        retry_base_delay: float = 0.5,
+        retry_max_delay: float = 30.0,
+        n_ctx: int = DEFAULT_N_CTX,
+        concurrency: int | None = None,
+    ) -> None:
+        self.settings: Settings = settings if settings is not None else get_settings()
+        self.retry_base_delay = retry_base_delay
+        self.retry_max_delay = retry_max_delay
+        if backend is None:
+            if self.settings.offline_llm:
+                backend = LlamaCppBackend(n_ctx=n_ctx, threads=self.settings.threads)
+            else:
+                backend = OpenAIBackend(
+                    self.settings.llm_base_url, self.settings.llm_model, timeout=self.settings.llm_timeout
+                )
+        elif not callable(getattr(backend, "complete", None)):
+            raise TypeError(f"backend {backend!r} has no complete(messages, params) method")
+        self.backend = backend
+        self._concurrency = concurrency
+        self._model: str | None = None
+        self._cache: ResponseCache | None
+        if isinstance(cache, ResponseCache):
+            self._cache = cache
+        elif cache:
+            self._cache = ResponseCache(self.settings.cache_dir / "llm.sqlite")
+        else:
+            self._cache = None
+
+    def __repr__(self) -> str:  # never touches the network
+        return f"LLM(model={self._model_label()!r}, endpoint={self.endpoint!r})"
+
+    @property
+    def response_cache(self) -> ResponseCache | None:
+        return self._cache
+
+    @property
+    def concurrency(self) -> int:
+        """Requests this client keeps in flight: 1 for the in-process model (one llama context), else
+        ``concurrency=`` or the settings' ``llm_concurrency``."""
+        if isinstance(self.backend, LlamaCppBackend):
+            return 1
+        if self._concurrency is not None:
+            return max(1, int(self._concurrency))
+        return self.settings.effective_llm_concurrency
+
+    # -- identity ------------------------------------------------------------------------------------
+    def _discovers_model(self) -> bool:
+        """True for a server backend with no model configured: its name must be asked for."""
+        return hasattr(self.backend, "_model") and getattr(self.backend, "_model", None) is None
+
+    def _model_label(self) -> str:
+        """The model's name if known without asking anyone, else a placeholder (for messages)."""
+        if self._model is not None:
+            return self._model
+        if hasattr(self.backend, "_model"):
+            return getattr(self.backend, "_model", None) or "(not resolved yet)"
+        name = getattr(self.backend, "model_name", None)
+        return str(name) if name else type(self.backend).__name__
+
+    @property
+    def model_name(self) -> str:
+        """The model's name, resolved on first use and then kept (it is part of every cache key)."""
+        if self._model is None:
+            self._model = self._resolve_model()
+        return self._model
+
+    def _resolve_model(self) -> str:
+        if not self._discovers_model():
+            name = getattr(self.backend, "model_name", None)
+            return str(name) if name else type(self.backend).__name__
+        endpoint = self.endpoint
+        with retry._STATS_LOCK:  # one thread asks the server; the others wait for its answer
+            known = retry._DISCOVERED.get(endpoint)
+        if known is None:
+            known, _ = _FLIGHTS.do(f"models:{endpoint}", self._discover)
+        if isinstance(known, str):
+            if self._cache is not None:
+                self._cache_call(self._cache.remember_model, endpoint, known)
+            self.backend._model = known
+            return known
+        remembered = self._cache_call(self._cache.remembered_model, endpoint) if self._cache else None
+        if remembered:
+            log.warning(
+                "the model served at %s cannot be listed (%s); using %r, the model it served last time "
+                "(remembered in %s) — set TEMPORAG_LLM_MODEL to choose",
+                endpoint,
+                known,
+                remembered,
+                self._cache.path,
+            )
+            self.backend._model = remembered
+            return remembered
+        raise EndpointError(
+            f"cannot tell which model {endpoint} serves: {known}. No model is remembered for it in the "
+            "LLM cache either — set TEMPORAG_LLM_MODEL (or llm_model) to the served model's name"
+        )
+
+    def _discover(self) -> str | LLMError:
+        """Ask the server once per process and endpoint which model it serves."""
+        endpoint = self.endpoint
+        with retry._STATS_LOCK:
+            known = retry._DISCOVERED.get(endpoint)
+        if known is not None:
+            return known
+        if self.breaker.open:
+            known = LLMUnavailable(self.breaker.message())
+        else:
+            try:
+                known = str(self.backend.model_name)
+            except LLMError as exc:
+                known = exc
+                self.breaker.failure(str(exc))
+        with retry._STATS_LOCK:
+            retry._DISCOVERED[endpoint] = known
+        return known
+
+    @property
+    def endpoint(self) -> str:
+        return str(getattr(self.backend, "endpoint", None) or f"backend:{type(self.backend).__name__}")
+
+    @property
+    def breaker(self) -> retry.Breaker:
+        """The circuit breaker of this client's endpoint (shared by every client and thread)."""
+        return retry.breaker_for(self.endpoint, int(self.settings.llm_breaker), self.retry_budget_s)
+
+    @property
+    def retry_budget_s(self) -> float:
+        """Seconds of failed attempts in a row after which the breaker opens (default 2 × the timeout)."""
+        budget = getattr(self.settings, "llm_retry_budget", None)
+        return float(budget) if budget is not None else 2.0 * float(self.settings.llm_timeout)
+
+    def describe(self) -> dict[str, Any]:
+        """What to save beside results: which model answered, where, and with which call policy."""
+        try:
+            model = self.model_name
+        except LLMError:
+            model = self._model_label()
+        return {
+            "model": model,
+            "backend": type(self.backend).__name__,
+            "endpoint": self.endpoint,
+            "offline": self.endpoint == EMBEDDED_ENDPOINT,
+            "max_retries": self.settings.llm_max_retries,
+            "timeout_s": self.settings.llm_timeout,
+            "retry_budget_s": self.retry_budget_s,
+            "breaker": self.settings.llm_breaker,
+            "concurrency": self.concurrency,
+            "cache": str(self._cache.path) if self._cache is not None else None,
+        }
+
+    def request_key(self, messages: Messages, params: dict[str, Any]) -> str:
+        """Cache key: everything that determines the reply, nothing that does not (e.g. timeouts)."""
+        return content_hash(self.model_name, self.endpoint, messages, params)
+
+    # -- calls ---------------------------------------------------------------------------------------
+    def chat(
+        self,
+        messages: Sequence[dict[str, str]],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        stop: Sequence[str] | None = None,
+        json_mode: bool = False,
+        accept: Accept | None = None,
+    ) -> LLMResponse:
+        """One chat completion, from cache if this exact request succeeded before.
+
+        ``accept(text)`` is the caller's check that the reply can be parsed: a reply it rejects is
+        returned with ``unparsed=True`` and never cached (a cached one it rejects is dropped and asked
+        again), so a re-run after fixing the server asks again.  Raises :class:`LLMError` once retries
+        are exhausted, on a non-transient failure, or at once (:class:`LLMUnavailable`) while the
+        endpoint's circuit breaker is open.
+        """
+        try:
+            response = self._chat(messages, temperature, max_tokens, stop, json_mode, accept)
+        except Exception as exc:
+            retry.tally(error=str(exc) if isinstance(exc, LLMError) else describe_error(exc))
+            raise
+        retry.tally(cached=response.cached, response=response)
+        return response
+
+    def _chat(self, messages, temperature, max_tokens, stop, json_mode, accept) -> LLMResponse:
+        msgs = check_messages(messages)
+        params = {
+            "temperature": float(temperature),
+            "max_tokens": int(max_tokens),
+            "stop": list(stop) if stop else None,
+            "json_mode": bool(json_mode),
+        }
+        t0 = time.perf_counter()
+        key = self.request_key(msgs, params)
+        stored = self._cached(key, accept)
+        if stored is not None:
+            return self._from_cache(stored, t0)
+        response, shared = _FLIGHTS.do(key, lambda: self._fetch(key, msgs, params, accept, t0))
+        if shared:  # another thread sent this very request: its answer, as a cache hit would give it
+            return self._shared(response, t0)
+        return response
+
+    def _fetch(self, key: str, msgs: Messages, params: dict[str, Any], accept, t0: float) -> LLMResponse:
+        """The request itself, under the cross-process in-flight lock of its key."""
+        breaker = self.breaker
+        if breaker.open:
+            raise LLMUnavailable(breaker.message())
+        claim = self._cache.claim(key) if self._cache is not None else contextlib.nullcontext(False)
+        with claim as waited:
+            if waited:  # another run held this request: it has probably answered it by now
+                stored = self._cached(key, accept)
+                if stored is not None:
+                    return self._from_cache(stored, t0)
+                if breaker.open:
+                    raise LLMUnavailable(breaker.message())
+            # after a failed call, one attempt per call: an outage costs a few requests, not hours
+            attempts = 1 if breaker.consecutive else max(0, int(self.settings.llm_max_retries)) + 1
+            try:
+                raw, latency, text, finish_reason = self._complete_with_retries(msgs, params, attempts)
+            except EndpointError as exc:
+                breaker.failure(str(exc))
+                raise
+            except LLMError:
+                breaker.success()  # the endpoint answered; this request was the problem
+                raise
+            breaker.success()
+            prompt_tokens, completion_tokens, source = self._token_counts(raw, msgs, text)
+            unparsed = not _accepts(accept, text)
+            response = LLMResponse(
+                text=text,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                token_source=source,
+                latency_s=latency,
+                cached=False,
+                model=str(raw.get("model") or self.model_name),
+                original_latency_s=latency,
+                finish_reason=finish_reason,
+                unparsed=unparsed,
+            )
+            if unparsed:
+                log.warning("LLM reply could not be parsed (not cached; a re-run asks again): %r", text[:200])
+            elif self._cache is not None:
+                self._cache_put(key, response)
+        return response
+
+    @staticmethod
+    def _from_cache(stored: dict[str, Any], t0: float) -> LLMResponse:
+        return LLMResponse(
+            text=stored["text"],
+            prompt_tokens=stored["prompt_tokens"],
+            completion_tokens=stored["completion_tokens"],
+            token_source=stored["token_source"],
+            latency_s=time.perf_counter() - t0,
+            cached=True,
+            model=stored["model"],
+            original_latency_s=stored["latency_s"],
+            finish_reason=stored.get("finish_reason"),
+        )
+
+    @staticmethod
+    def _shared(response: LLMResponse, t0: float) -> LLMResponse:
+        """The answer another thread received, as the cache would give it (the same record a
+        sequential run reads for a repeated request)."""
+        if response.unparsed:  # never cached: a sequential run would have asked again and been refused
+            return response
+        return LLMResponse(
+            text=response.text,
+            prompt_tokens=response.prompt_tokens,
+            completion_tokens=response.completion_tokens,
+            token_source=response.token_source,
+            latency_s=time.perf_counter() - t0,
+            cached=True,
+            model=response.model,
+            original_latency_s=response.original_latency_s,
+            finish_reason=response.finish_reason,
+        )
+
+    def chat_json(self, messages: Sequence[dict[str, str]], **kwargs: Any) -> tuple[Any, LLMResponse]:
+        """``chat`` in JSON mode, returning the parsed object too (LLMError if the reply holds none; such a
+        reply is not cached)."""
+        from temporag.llm.replies import parse_json_reply
+
+        response = self.chat(messages, json_mode=True, accept=_parses_as_json, **kwargs)
+        return parse_json_reply(response.text), response
+
+    def chat_many(
+        self,
+        batch: Iterable[Sequence[dict[str, str]]],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        stop: Sequence[str] | None = None,
+        json_mode: bool = False,
+        accept: Accept | None = None,
+        progress: bool = True,
+        desc: str = "LLM calls",
+    ) -> list[LLMResponse]:
+        """``chat`` over a batch, up to :attr:`concurrency` requests in flight, results in input order,
+        with a progress bar (calls/s and ETA).
+
+        A failing item becomes an :class:`LLMResponse` with ``error`` set and empty text, so one bad
+        question never loses the work done on the others.  Once the circuit breaker is open the
+        remaining items are answered from the cache where they can be and recorded as failed (with
+        the cause) where they cannot, without a request.
+        """
+        items = list(batch)
+        counts = {"failed": 0, "skipped": 0}
+
+        def one(messages) -> LLMResponse:
+            t0 = time.perf_counter()
+            try:
+                return self.chat(
+                    messages,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    stop=stop,
+                    json_mode=json_mode,
+                    accept=accept,
+                )
+            except Exception as exc:  # noqa: BLE001 - recorded per item, the batch goes on
+                if not isinstance(exc, LLMUnavailable):
+                    log.warning("LLM call failed: %s", exc)
+                return self.error_response(exc, time.perf_counter() - t0)
+
+        def done(_i: int, response: LLMResponse) -> None:
+            if response.error is not None:
+                counts["failed"] += 1
+                counts["skipped"] += int(response.error.startswith("not calling "))
+
+        out = ordered_map(
+            one,
+            items,
+            workers=self.concurrency,
+            progress=progress and not in_worker(),
+            desc=desc,
+            on_done=done,
+        )
+        if counts["skipped"]:
+            log.error(
+                "%d of %d LLM calls were not made because the circuit breaker is open: %s",
+                counts["skipped"],
+                len(items),
+                self.breaker.message(),
+            )
+        return out
+
+    def map_questions(
+        self, fn: Callable[[Any], Any], items: Sequence[Any], *, progress: bool = True, desc: str = ""
+    ) -> list[Any]:
+        """``[fn(x) for x in items]`` with up to :attr:`concurrency` items at once, results in input
+        order: for methods whose questions each take several LLM steps (an agent's turns, a parse then a
+        read), each question's own steps stay in order while questions run side by side.  ``fn`` must
+        touch no state another item writes; every LLM call it makes goes through this client's cache."""
+        return ordered_map(fn, items, workers=self.concurrency, progress=progress, desc=desc, unit="q")
+
+    def error_response(self, exc: BaseException, latency_s: float = 0.0) -> LLMResponse:
+        """The record a batch keeps for an item that failed (never asks the network for the model)."""
+        model = self._model_label()
+        return LLMResponse(
+            text="",
+            prompt_tokens=0,
+            completion_tokens=0,
+            token_source="",
+            latency_s=latency_s,
+            cached=False,
+            model=model if model != "(not resolved yet)" else "unknown",
+            error=str(exc) if isinstance(exc, LLMError) else describe_error(exc),
+        )
+
+    # -- internals -----------------------------------------------------------------------------------
+    def _complete_with_retries(
+        self, messages: Messages, params: dict[str, Any], attempts: int
+    ) -> tuple[dict, float, str, str | None]:
+        """(raw completion, seconds, text, finish reason) of the first attempt that returns a chat
+        completion.  Transient failures — including a body that is not a completion — are retried
+        with backoff (or after the server's ``Retry-After``); running out of attempts, or an
+        endpoint-wide refusal, is an :class:`EndpointError`.  Each failed attempt's seconds count against
+        the breaker's retry budget at once (default 2 × the timeout), and a call stops retrying timeouts
+        before they overrun it, so a hanging server costs about two timeouts, not minutes."""
+        last: BaseException | None = None
+        breaker = self.breaker
+        timeout = float(self.settings.llm_timeout)
+        timed_out_s = 0.0
+        made = 0
+        for attempt in range(attempts):
+            if attempt and breaker.open:  # another thread (or this call's failures) opened it
+                raise LLMUnavailable(breaker.message()) from last
+            made += 1
+            t0 = time.perf_counter()
+            try:
+                raw = self.backend.complete(messages, params)
+                text, finish_reason = self._extract_text(raw)
+                return raw, time.perf_counter() - t0, text, finish_reason
+            except LLMError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - classified below
+                last = exc
+                if not retry.is_transient(exc):
+                    kind = EndpointError if retry.endpoint_wide(exc) else LLMError
+                    where = f"{self.endpoint} (model {self._model_label()})"
+                    raise kind(f"LLM call to {where} failed: {describe_error(exc)}") from exc
+                spent = time.perf_counter() - t0
+                breaker.spend(describe_error(exc), spent)  # at once: a hang opens it within the budget
+                if retry.is_timeout(exc):
+                    timed_out_s += spent
+                    # another timeout would overrun the budget (2 timeouts by default): give up now
+                    if timed_out_s + timeout > self.retry_budget_s + 0.5 * timeout or breaker.open:
+                        break
+                if attempt < attempts - 1:
+                    delay = retry.backoff_s(attempt, self.retry_base_delay, self.retry_max_delay, exc)
+                    log.info(
+                        "transient LLM failure (%s); retry %d/%d in %.2f s",
+                        describe_error(exc),
+                        attempt + 1,
+                        attempts - 1,
+                        delay,
+                    )
+                    time.sleep(delay)
+        assert last is not None
+        raise EndpointError(
+            f"LLM call to {self.endpoint} (model {self._model_label()}) failed after "
+            f"{made} attempt{'s' if made != 1 else ''}; last error: {describe_error(last)} — is the "
+            "server up and TEMPORAG_LLM_TIMEOUT long enough?"
+        ) from last
+
+    def _extract_text(self, raw: Any) -> tuple[str, str | None]:
+        from temporag.llm.types import MalformedResponseError
+
+        try:
+            choice = raw["choices"][0]
+            message = choice.get("message") or {}
+            text = message.get("content")
+            if text is None:
+                text = choice.get("text", "")  # plain-completion servers
+            return str(text or ""), choice.get("finish_reason")
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise MalformedResponseError(
+                f"{self.endpoint} (model {self._model_label()}) returned no chat completion: "
+                f"{str(raw)[:300]!r}",
+                str(raw),
+            ) from exc
+
+    def _token_counts(self, raw: dict[str, Any], messages: Messages, text: str) -> tuple[int, int, str]:
+        usage = raw.get("usage") if isinstance(raw, dict) else None
+        if usage and usage.get("prompt_tokens") is not None and usage.get("completion_tokens") is not None:
+            source = getattr(self.backend, "usage_source", TOKENS_API)
+            return int(usage["prompt_tokens"]), int(usage["completion_tokens"]), source
+        counter = getattr(self.backend, "count_tokens", None)
+        if callable(counter):
+            try:
+                return counter(messages_text(messages)), counter(text), TOKENS_MODEL
+            except Exception as exc:  # noqa: BLE001 - fall through to the labelled fallback
+                log.debug("model tokenizer failed (%s); using cl100k_base", exc)
+        return cl100k_count(messages_text(messages)), cl100k_count(text), TOKENS_FALLBACK
+
+    def _cache_call(self, method, *args):
+        """A cache operation whose failure costs a call, never the run."""
+        try:
+            return method(*args)
+        except sqlite3.Error as exc:
+            log.warning("LLM cache %s failed (%s): %s", method.__name__, self._cache.path, exc)
+            return None
+
+    def _cached(self, key: str, accept: Accept | None) -> dict[str, Any] | None:
+        """The stored record of ``key`` when it passes ``accept``; one that does not is dropped (it was
+        cached before replies were checked) and asked again."""
+        if self._cache is None:
+            return None
+        stored = self._cache_call(self._cache.get, key)
+        if stored is not None and not _accepts(accept, stored["text"]):
+            log.info("cached LLM reply %s cannot be parsed; dropped, asking again", key)
+            self._cache_call(self._cache.delete, key)
+            return None
+        return stored
+
+    def _cache_put(self, key: str, response: LLMResponse) -> None:
+        record = {
+            "text": response.text,
+            "prompt_tokens": response.prompt_tokens,
+            "completion_tokens": response.completion_tokens,
+            "token_source": response.token_source,
+            "latency_s": response.latency_s,
+            "model": response.model,
+            "finish_reason": response.finish_reason,
+            "schema": CACHE_SCHEMA,
+        }
+        self._cache_call(self._cache.put, key, self.model_name, self.endpoint, record)
+
+
+def _accepts(accept: Accept | None, text: str) -> bool:
+    if accept is None:
+        return True
+    try:
+        return bool(accept(text))
+    except Exception:  # noqa: BLE001 - a parser that raises rejects the reply
+        return False
+
+
+def _parses_as_json(text: str) -> bool:
+    from temporag.llm.replies import parse_json_reply
+
+    parse_json_reply(text)
+    return True
