@@ -142,6 +142,18 @@ def parse_ranked_answers(text: str | None, top_k: int = 10) -> list[str]:
     return _finish(_parse_bare(sources[-1]), top_k)
 
 
+def reply_parses(text: str | None) -> bool:
+    """True when a reply holds an answer structure (a list, an ``Answer:`` line, numbered lines, "the
+    answer is X", or a short bare answer); prose that names no answer does not.  The reader's check on
+    every reply (``LLM.chat(accept=...)``): a served endpoint's unparsable reply is counted apart and
+    never cached, so a re-run after fixing the server asks again (issue 28)."""
+    if not text or not text.strip():
+        return False
+    text = _INLINE_CITATION.sub("", _THINK.sub("", text))
+    source = _FENCE.sub(lambda m: m.group(1), text)
+    return _parse_structured(source) is not None or bool(_parse_bare(source))
+
+
 def _parse_structured(text: str) -> list[str] | None:
     """Items from the first answer structure found, or None when the text has none."""
     for parse in (_from_object, _from_list, _from_answer_block, _from_prose):
@@ -359,6 +371,11 @@ class ReaderResult:
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def unparsed(self) -> bool:
+        """The reply held no answer structure (prose for a list): counted apart, see :func:`reply_parses`."""
+        return self.response is not None and self.response.unparsed
+
 
 def reader_max_tokens(top_k: int) -> int:
     """Token budget for a list of ``top_k`` short names or dates (~14 tokens each with quotes): enough to
@@ -401,7 +418,9 @@ def read_answers(
         instructions=instructions,
         example=example,
     )
-    response = llm.chat(messages, max_tokens=max_tokens or reader_max_tokens(top_k), stop=stop)
+    response = llm.chat(
+        messages, max_tokens=max_tokens or reader_max_tokens(top_k), stop=stop, accept=reply_parses
+    )
     return ReaderResult(
         question=question,
         answers=parse_ranked_answers(_reply_for_parsing(response, stop), top_k=top_k),
@@ -449,7 +468,12 @@ def read_many(
     else:
         prompts = [prompt_builder(q, ev, t) for q, ev, t in zip(questions, evidence, types, strict=True)]
     responses = llm.chat_many(
-        prompts, max_tokens=max_tokens or reader_max_tokens(top_k), stop=stop, progress=progress, desc=desc
+        prompts,
+        max_tokens=max_tokens or reader_max_tokens(top_k),
+        stop=stop,
+        accept=reply_parses,
+        progress=progress,
+        desc=desc,
     )
     results = []
     for question, answer_type, response in zip(questions, types, responses, strict=True):
@@ -465,4 +489,9 @@ def read_many(
     failed = sum(1 for r in results if r.error)
     if failed:
         log.warning("reader: %d of %d questions failed (see ReaderResult.error)", failed, len(results))
+    unparsed = sum(1 for r in results if r.unparsed)
+    if unparsed:
+        log.warning(
+            "reader: %d of %d replies held no answer list (ReaderResult.unparsed)", unparsed, len(results)
+        )
     return results

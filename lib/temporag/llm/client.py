@@ -230,10 +230,10 @@ class LLM:
         """One chat completion, from cache if this exact request succeeded before.
 
         ``accept(text)`` is the caller's check that the reply can be parsed: a reply it rejects is
-        returned with ``unparsed=True`` and never cached (a cached one it rejects is dropped and asked
-        again), so a re-run after fixing the server asks again.  Raises :class:`LLMError` once retries
-        are exhausted, on a non-transient failure, or at once (:class:`LLMUnavailable`) while the
-        endpoint's circuit breaker is open.
+        returned with ``unparsed=True`` and, from a served endpoint, never cached (a cached one it
+        rejects is dropped and asked again), so a re-run after fixing the server asks again.
+        Raises :class:`LLMError` once retries are exhausted, on a non-transient failure, or at once
+        (:class:`LLMUnavailable`) while the endpoint's circuit breaker is open.
         """
         try:
             response = self._chat(messages, temperature, max_tokens, stop, json_mode, accept)
@@ -317,13 +317,14 @@ class LLM:
             model=stored["model"],
             original_latency_s=stored["latency_s"],
             finish_reason=stored.get("finish_reason"),
+            unparsed=bool(stored.get("unparsed", False)),
         )
 
     @staticmethod
     def _shared(response: LLMResponse, t0: float) -> LLMResponse:
         """The answer another thread received, as the cache would give it (the same record a
         sequential run reads for a repeated request)."""
-        if response.unparsed:  # never cached: a sequential run would have asked again and been refused
+        if response.unparsed:  # not cached: a sequential run would have asked again and got it
             return response
         return LLMResponse(
             text=response.text,
@@ -530,10 +531,20 @@ class LLM:
             return None
         stored = self._cache_call(self._cache.get, key)
         if stored is not None and not _accepts(accept, stored["text"]):
+            if self._keeps_unparsed:
+                return {**stored, "unparsed": True}
             log.info("cached LLM reply %s cannot be parsed; dropped, asking again", key)
             self._cache_call(self._cache.delete, key)
             return None
         return stored
+
+    @property
+    def _keeps_unparsed(self) -> bool:
+        """Unparsable replies of a served endpoint are never cached: prose where a list was asked for
+        usually means a misconfigured server (chat template, a proxy), and a re-run after the fix must
+        ask again.  The embedded model is deterministic and local: asking it again gives the same prose,
+        so its replies are cached (and still counted as unparsed)."""
+        return isinstance(self.backend, LlamaCppBackend)
 
     def _cache_put(self, key: str, response: LLMResponse) -> None:
         record = {
