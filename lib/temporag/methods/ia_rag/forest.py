@@ -102,6 +102,16 @@ Events:
 Theme:"""
 
 
+def _llm_summaries(llm, graph: EventGraph, clusters: list[list[int]], members: dict) -> list[str]:
+    """The LLM summary of each cluster (its IEUs' lines, at most 30), "" where the call failed."""
+    prompts = []
+    for children in clusters:
+        ieus = sorted({m for c in children for m in members[c]})
+        lines = "\n".join(f"- {graph.units[i].line()}" for i in ieus[:30])
+        prompts.append([{"role": "user", "content": SUMMARY_PROMPT.format(events=lines)}])
+    return [r.text.strip() for r in llm.chat_many(prompts, max_tokens=120, progress=False)]
+
+
 def build_forest(
     graph: EventGraph,
     *,
@@ -137,6 +147,9 @@ def build_forest(
         for pos, lab in enumerate(labels):
             groups.setdefault(int(lab), []).append(pos)
         new_nodes, made = [], 0
+        # the level's summaries are independent calls: asked together (in flight at once), used in order
+        clusters = [[nodes[p] for p in pos] for pos in groups.values() if len(pos) >= min_cluster]
+        summaries = iter(_llm_summaries(llm, graph, clusters, members) if llm is not None else [])
         for pos_list in groups.values():
             if len(pos_list) < min_cluster:
                 new_nodes.extend(nodes[p] for p in pos_list)
@@ -152,10 +165,7 @@ def build_forest(
             sents = [graph.units[i].sentence for i in ieus]
             vecs = graph.vectors[ieus]
             if llm is not None:
-                lines = "\n".join(f"- {graph.units[i].line()}" for i in ieus[:30])
-                summary = llm.chat(
-                    [{"role": "user", "content": SUMMARY_PROMPT.format(events=lines)}], max_tokens=120
-                ).text.strip() or extractive_summary(sents, vecs)
+                summary = next(summaries) or extractive_summary(sents, vecs)
             else:
                 summary = extractive_summary(sents, vecs)
             meu = MEU(

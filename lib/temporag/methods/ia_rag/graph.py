@@ -143,15 +143,14 @@ def deduplicate(
         groups: dict[int, list[int]] = {}
         for i, j in pairs:
             groups.setdefault(int(i), [int(i)]).append(int(j))
-        for members in list(groups.values())[:max_calls]:
-            lines = "\n".join(
-                json.dumps({"event_global_id": f"EVT{m}", **units[m].to_dict()}) for m in members
-            )
-            response = llm.chat(
-                [{"role": "user", "content": DEDUP_PROMPT.format(n=len(members), events=lines)}],
-                json_mode=True,
-                max_tokens=300,
-            )
+        todo = list(groups.values())[:max_calls]
+        prompts = [
+            [{"role": "user", "content": DEDUP_PROMPT.format(n=len(m), events=_event_lines(m, units))}]
+            for m in todo
+        ]
+        # the groups' calls are independent: in flight together, merged in order as before
+        responses = llm.chat_many(prompts, json_mode=True, max_tokens=300, progress=False)
+        for members, response in zip(todo, responses):
             calls += 1
             merged = _apply_merge(response.text, members, units)
             if merged is not None:
@@ -165,6 +164,10 @@ def deduplicate(
         groups_out.setdefault(root(i), []).append(i)
     out = [replacement.get(i, units[i]) for i in keep]
     return DedupResult(out, vectors[keep], [g for g in groups_out.values() if len(g) > 1], calls)
+
+
+def _event_lines(members: list[int], units: Sequence[IEU]) -> str:
+    return "\n".join(json.dumps({"event_global_id": f"EVT{m}", **units[m].to_dict()}) for m in members)
 
 
 def _apply_merge(text: str, members: list[int], units: Sequence[IEU]) -> tuple[list[int], IEU] | None:

@@ -163,6 +163,10 @@ Reply with JSON only: {{"if_update": false}} or {{"if_update": true, "updates_ie
 "reasoning": "..."}}]}}"""
 
 
+def _event_lines(members: list[int], units: list[IEU]) -> str:
+    return "\n".join(json.dumps({"event_global_id": f"EVT{i}", **units[i].to_dict()}) for i in members)
+
+
 def tighten_llm(
     graph: EventGraph, llm, *, max_members: int = 30, max_calls: int | None = None
 ) -> tuple[list[IEU], list[dict]]:
@@ -175,12 +179,14 @@ def tighten_llm(
         comps.setdefault(int(c), []).append(i)
     todo = [m for m in comps.values() if len(m) > 1 and any(units[i].fuzzy for i in m)]
     changes = []
-    for members in todo[:max_calls]:
-        members = members[:max_members]
-        lines = "\n".join(json.dumps({"event_global_id": f"EVT{i}", **units[i].to_dict()}) for i in members)
-        r = llm.chat(
-            [{"role": "user", "content": TIGHTEN_PROMPT.format(events=lines)}], json_mode=True, max_tokens=600
-        )
+    todo = [members[:max_members] for members in todo[:max_calls]]
+    prompts = [
+        [{"role": "user", "content": TIGHTEN_PROMPT.format(events=_event_lines(members, units))}]
+        for members in todo
+    ]
+    # components are disjoint, so their calls are independent: in flight together, applied in order
+    replies = llm.chat_many(prompts, json_mode=True, max_tokens=600, progress=False)
+    for members, r in zip(todo, replies):
         try:
             obj = parse_json_reply(r.text)
         except LLMError:

@@ -138,6 +138,13 @@ class SAR(Method):
         if agent.verifier is not None:
             agent.verifier.prepare(texts)
         desc = f"{self.name} ({policy} policy)"
+        if llm is not None and policy == "llm" and texts:
+            # questions side by side, each one's turns in order; the first runs alone so that the lazy
+            # resources (encoder, vectors) load once, not once per thread
+            first = [agent.run(texts[0])]
+            return first + llm.map_questions(
+                agent.run, texts[1:], progress=progress and len(texts) >= 20, desc=desc
+            )
         return [agent.run(t) for t in tqdm(texts, desc=desc, disable=not progress or len(texts) < 20)]
 
     # -- the retrieval interface ----------------------------------------------------------------------
