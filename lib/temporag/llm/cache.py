@@ -214,7 +214,10 @@ def database_problem(path: Path) -> str | None:
             conn.close()
     except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
         return str(exc)
-    return None if found == ["ok"] else "; ".join(found[:3])
+    if found == ["ok"]:
+        return None
+    first = " ".join(" ".join(found).replace("*** in database main ***", "").split())
+    return f"sqlite quick_check: {first[:160]}{'...' if len(first) > 160 else ''}"
 
 
 def check_database(path: Path) -> None:
