@@ -89,6 +89,10 @@ def test_old_runs_are_read_from_their_usage_metric(tmp_path):
     assert served["calls"] == pytest.approx(954) and served["tokens"] == pytest.approx(162255 * 954 / 200)
     assert served["llm_hours"] == pytest.approx(954 * 45.0 / 3600)
     assert run.projected(questions=100, seconds_per_call=0.5)["llm_hours"] == pytest.approx(50 / 3600)
+    # requests in flight divide the wall time, not the model's time
+    at_32 = run.projected(concurrency=32)
+    assert at_32["llm_hours"] == served["llm_hours"]
+    assert at_32["wall_hours"] == pytest.approx(954 * 45 / 3600 / 32)
 
 
 def test_old_runs_are_read_from_per_question_and_reader_records(tmp_path):
@@ -138,8 +142,13 @@ def test_cli_prints_the_table_and_refuses_a_bad_file(tmp_path, capsys):
     cells = [c.strip() for c in row.strip("|").split("|")]
     # questions read, calls, calls/question, tokens/call, s/call ... served questions, calls, tokens, hours
     assert cells[3:9] == ["6", "12", "0", "2.00", "800", "2.00"]
-    assert cells[-4:] == ["1,800", "3,600", "2,880,000", "2.00"]
-    assert "LLM hours at 2 s per call" in out
+    assert cells[-5:] == ["1,800", "3,600", "2,880,000", "2.00", "0.12"]  # wall h: 2.00 h / 16 in flight
+    assert "LLM hours at 2 s per call" in out and "served: wall h at 16" in out
+    flags = ["--questions", "1800", "--seconds-per-call", "2", "--concurrency", "4"]
+    assert main(["costs", str(path), *flags]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| x "))
+    assert "served: wall h at 4" in out and row.strip("|").split("|")[-1].strip() == "0.50"
     bad = write(tmp_path / "bad" / "results.json", {"metrics": {}})
     assert main(["costs", str(bad)]) == 2
     assert f"{bad}: no 'parameters'" in capsys.readouterr().err

@@ -214,6 +214,7 @@ def _cmd_costs(args) -> int:
     import pandas as pd
 
     from temporag import costs, runner
+    from temporag.config import DEFAULT_LLM_CONCURRENCY, get_settings
 
     paths = [Path(p) for p in args.results] or costs.default_paths(runner.FIGURES_DIR)
     if not paths:
@@ -224,7 +225,10 @@ def _cmd_costs(args) -> int:
     except ValueError as exc:
         print(f"costs: {exc}", file=sys.stderr)
         return 2
-    rows = costs.cost_table(runs, questions=args.questions, seconds_per_call=args.seconds_per_call)
+    concurrency = args.concurrency or get_settings().llm_concurrency or DEFAULT_LLM_CONCURRENCY
+    rows = costs.cost_table(
+        runs, questions=args.questions, seconds_per_call=args.seconds_per_call, concurrency=concurrency
+    )
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -233,7 +237,9 @@ def _cmd_costs(args) -> int:
     target = f"{args.questions} questions" if args.questions else "every question the run scored"
     print(
         f"\nserved: a served model reading {target} (calls and tokens scale by questions / questions read), "
-        f"LLM hours at {rate}; calls are sequential, so that is the LLM share of the wall time."
+        f"LLM hours at {rate} (the model's time); wall h: the LLM share of the wall time with {concurrency} "
+        "requests in flight (TEMPORAG_LLM_CONCURRENCY / --concurrency), an estimate that holds when the "
+        "server batches that many at that s/call (measure s/call at that concurrency)."
     )
     return 0
 
@@ -297,7 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     warm = sub.add_parser("warm", help="embed MultiTQ's facts and names now (what the notebooks share)")
     warm.add_argument(
-        "--profile", default="smoke", choices=["smoke", "paper"],
+        "--profile",
+        default="smoke",
+        choices=["smoke", "paper"],
         help="embed with the backend this profile's runs use (auto: smoke on a CPU → onnx-int8, else torch)",
     )
     warm.set_defaults(func=_cmd_warm)
@@ -346,6 +354,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="S",
         help="your server's seconds per call (the s/call of a smoke run against it; default: each run's own)",
+    )
+    cost.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="requests in flight to the served model (default: TEMPORAG_LLM_CONCURRENCY, else 16)",
     )
     cost.add_argument("--json", action="store_true", help="print the rows as JSON")
     cost.set_defaults(func=_cmd_costs)

@@ -12,7 +12,11 @@ The projection is arithmetic on the run's own rates: a served paper run reads ev
 notebook scores (``reader_sample`` follows the question count once an endpoint is set), so calls and
 tokens scale by ``questions / questions read``; time is calls × seconds per call — this run's, or the
 one you measured against your own server (``--seconds-per-call``; the smoke profile run against the
-server prints it).  Notebook calls are sequential, so that product is the LLM share of the wall time.
+server prints it).  That product is the model's time; a served endpoint gets ``TEMPORAG_LLM_CONCURRENCY``
+requests in flight (``--concurrency``, default 16), so the LLM share of the wall time is estimated as
+model hours / concurrency — measured at ≥ 0.9 of that ideal against a 64-slot stub server
+(bench/bench_llm_concurrency.py), and valid when the server batches that many requests at that s/call
+(measure s/call at the concurrency you will run).
 """
 
 from __future__ import annotations
@@ -64,9 +68,12 @@ class RunCost:
             self.model_seconds / self.answered if self.model_seconds is not None and self.answered else None
         )
 
-    def projected(self, questions: int | None = None, seconds_per_call: float | None = None) -> dict:
-        """Calls, tokens and LLM hours when the model reads ``questions`` (default: every question the
-        run scored), at ``seconds_per_call`` (default: this run's own)."""
+    def projected(
+        self, questions: int | None = None, seconds_per_call: float | None = None, concurrency: int = 1
+    ) -> dict:
+        """Calls, tokens, LLM hours (the model's time) and wall hours (LLM hours / ``concurrency``
+        requests in flight: an estimate) when the model reads ``questions`` (default: every question
+        the run scored), at ``seconds_per_call`` (default: this run's own)."""
         target = questions if questions is not None else self.questions
         factor = target / self.read if target is not None and self.read else None
         calls = self.calls * factor if factor is not None and self.calls is not None else None
@@ -74,7 +81,16 @@ class RunCost:
         tokens = calls * per_call if calls is not None and per_call is not None else None
         rate = seconds_per_call if seconds_per_call is not None else self.seconds_per_call
         hours = calls * rate / 3600 if calls is not None and rate is not None else None
-        return {"questions": target, "calls": calls, "tokens": tokens, "llm_hours": hours, "s_per_call": rate}
+        wall = hours / max(1, int(concurrency)) if hours is not None else None
+        return {
+            "questions": target,
+            "calls": calls,
+            "tokens": tokens,
+            "llm_hours": hours,
+            "wall_hours": wall,
+            "concurrency": max(1, int(concurrency)),
+            "s_per_call": rate,
+        }
 
 
 def _usage_dicts(metrics: dict) -> list[dict]:
@@ -214,12 +230,16 @@ def _fmt(value: float | None, pattern: str = "{:,.0f}") -> str:
 
 
 def cost_table(
-    runs: list[RunCost], questions: int | None = None, seconds_per_call: float | None = None
+    runs: list[RunCost],
+    questions: int | None = None,
+    seconds_per_call: float | None = None,
+    concurrency: int = 1,
 ) -> list[dict[str, str]]:
-    """One row per run: what it recorded, and the projection for a served model reading every question."""
+    """One row per run: what it recorded, and the projection for a served model reading every question
+    with ``concurrency`` requests in flight."""
     rows = []
     for run in runs:
-        p = run.projected(questions, seconds_per_call)
+        p = run.projected(questions, seconds_per_call, concurrency)
         rows.append(
             {
                 "notebook": run.notebook,
@@ -237,6 +257,7 @@ def cost_table(
                 "served: calls": _fmt(p["calls"]),
                 "served: tokens": _fmt(p["tokens"]),
                 "served: LLM h": _fmt(p["llm_hours"], "{:.2f}"),
+                f"served: wall h at {p['concurrency']}": _fmt(p["wall_hours"], "{:.2f}"),
             }
         )
     return rows
