@@ -13,19 +13,27 @@ slots, the way vLLM serves up to ``--max-num-seqs`` sequences at once.  Two part
    reader (``classify_llm``, ``read_many``).  The stub's replies are scripted (SAR: SEARCH, FINISH, VALID),
    so each question takes the same number of calls in both runs; the two runs' answers are checked equal.
 
-Every call goes through the real client: a fresh sqlite cache per run, HTTP on 127.0.0.1, the OpenAI SDK.
+Every call goes through the real client: a fresh sqlite cache per run, HTTP on 127.0.0.1, the OpenAI SDK;
+part 1's stub runs in its own process, as a GPU server would.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from temporag.config import get_settings
 from temporag.llm import LLM
 from temporag.llm.stub import StubServer
 
+os.environ.setdefault("TQDM_DISABLE", "1")  # the methods' own progress bars would flood the table
 SERVICE_S, SLOTS, N_CALLS = 0.4, 64, 1000
 N_SEQUENTIAL = 50
 PROFILE_SERVICE_S, PROFILE_CONCURRENCY = 0.1, 16
@@ -64,14 +72,30 @@ def calls_at(url: str, concurrency: int, n: int, tmp: Path) -> float:
     return wall
 
 
+@contextlib.contextmanager
+def stub_process(service_s: float, slots: int) -> Iterator[str]:
+    """The stub in its own process, as a GPU server is (the client's threads do not share its GIL)."""
+    cmd = [sys.executable, "-m", "temporag.llm.stub", "--service", str(service_s), "--slots", str(slots)]
+    proc = subprocess.Popen([*cmd, "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        found = re.search(r"(http://\S+/v1)", line)
+        if not found:
+            raise RuntimeError(f"the stub server did not start: {line!r}")
+        yield found.group(1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def part_one(tmp: Path) -> None:
     print(f"stub server: {SERVICE_S} s a call, {SLOTS} slots; efficiency = ideal N·t/min(C, slots) / wall")
     print(f"{'concurrency':>11} {'calls':>6} {'wall s':>8} {'ideal s':>8} {'efficiency':>10}")
-    with StubServer(service_s=SERVICE_S, slots=SLOTS) as server:
-        calls_at(server.url, 8, 16, tmp / "warm")  # import and connect once
+    with stub_process(SERVICE_S, SLOTS) as url:
+        calls_at(url, 8, 16, tmp / "warm")  # import and connect once
         for c in (1, 8, 32, 64):
             n = N_SEQUENTIAL if c == 1 else N_CALLS
-            wall = calls_at(server.url, c, n, tmp)
+            wall = calls_at(url, c, n, tmp)
             ideal = n * SERVICE_S / min(c, SLOTS)
             note = f"  (extrapolated to {N_CALLS}: {wall * N_CALLS / n:.0f} s)" if n != N_CALLS else ""
             print(f"{c:>11} {n:>6} {wall:>8.1f} {ideal:>8.1f} {ideal / wall:>10.2f}{note}")
