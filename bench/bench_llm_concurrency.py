@@ -20,7 +20,7 @@ part 1's stub runs in its own process, as a GPU server would.
 from __future__ import annotations
 
 import contextlib
-import os
+import io
 import re
 import subprocess
 import sys
@@ -33,7 +33,6 @@ from temporag.config import get_settings
 from temporag.llm import LLM
 from temporag.llm.stub import StubServer
 
-os.environ.setdefault("TQDM_DISABLE", "1")  # the methods' own progress bars would flood the table
 SERVICE_S, SLOTS, N_CALLS = 0.4, 64, 1000
 N_SEQUENTIAL = 50
 PROFILE_SERVICE_S, PROFILE_CONCURRENCY = 0.1, 16
@@ -143,7 +142,8 @@ def part_two(tmp: Path) -> None:
             for c in (1, PROFILE_CONCURRENCY):
                 llm = client(server.url, c, tmp / f"{name}-{c}")
                 t0 = time.perf_counter()
-                answers[c] = run(llm, qs)
+                with contextlib.redirect_stderr(io.StringIO()):  # the methods' own progress bars
+                    answers[c] = run(llm, qs)
                 walls[c] = time.perf_counter() - t0
             calls = server.total_requests // 2
         same = answers[1] == answers[PROFILE_CONCURRENCY]
