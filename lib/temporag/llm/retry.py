@@ -104,6 +104,7 @@ class Breaker:
     failed_s: float = 0.0
     last_error: str | None = None
     open: bool = False
+    reason: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def success(self) -> None:
@@ -129,6 +130,7 @@ class Breaker:
         over_count = self.threshold > 0 and self.consecutive >= self.threshold
         over_budget = self.budget_s is not None and self.budget_s > 0 and self.failed_s >= self.budget_s
         if (over_count or over_budget) and not self.open:
+            self.reason = self._why()  # what opened it, not what later in-flight failures add
             self.open = True
             log.error("%s", self.message())
 
@@ -142,7 +144,7 @@ class Breaker:
 
     def message(self) -> str:
         return (
-            f"not calling {self.endpoint} any more in this run: {self._why()} "
+            f"not calling {self.endpoint} any more in this run: {self.reason or self._why()} "
             f"(last error: {self.last_error}). Every answer received so far is cached: fix the endpoint "
             "(server up? TEMPORAG_LLM_BASE_URL, TEMPORAG_LLM_TIMEOUT) and run the same command again to "
             "resume where this run stopped (in a live kernel: temporag.llm.reset_breakers())"
