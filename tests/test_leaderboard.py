@@ -144,14 +144,16 @@ def test_code_table_is_gathered_from_the_packages_and_the_committed_runs(tmp_pat
     assert sar_k["kit"] == "figures/sar/results.json missing"
 
 
-def test_resolve_parameters_fills_the_leaderboards_profile_defaults():
-    smoke = report.resolve_parameters({"profile": "smoke", "reader_sample": None, "document_sample": 7})
-    assert (
-        smoke["reader_sample"] == 1 and smoke["document_sample"] == 7 and smoke["require_paper_runs"] is False
-    )
-    assert report.resolve_parameters({"profile": "paper"})["require_paper_runs"] is True
-    with pytest.raises(ValueError, match="profile"):
-        report.resolve_parameters({"profile": "full"})
+def test_the_leaderboards_own_profile_defaults_win_over_the_kits():
+    from temporag.params import ParameterError, declarations
+
+    declared = declarations("leaderboard")
+    smoke = declared.resolve({"profile": "smoke", "reader_sample": None, "document_sample": 7})
+    assert (smoke["reader_sample"], smoke["document_sample"], smoke["require_paper_runs"]) == (1, 7, False)
+    assert smoke["datasets"] == ["TimeQA", "TempReason", "ComplexTR"]
+    assert declared.resolve({"profile": "paper"})["require_paper_runs"] is True
+    with pytest.raises(ParameterError, match="profile must be one of 'smoke', 'paper'"):
+        declared.resolve({"profile": "full"})
 
 
 def test_the_leaderboard_never_trains_timer4(kg, tmp_cache):

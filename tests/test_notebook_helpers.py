@@ -6,7 +6,8 @@ from collections import Counter
 
 import numpy as np
 
-from temporag.notebook import resolve_defaults, start, stratified_sample
+from temporag.notebook import start, stratified_sample
+from temporag.params import KIT, Parameter, Parameters, Served, at_least, choice
 
 
 def test_stratified_sample_is_exact_seeded_and_proportional(questions):
@@ -45,21 +46,16 @@ def test_start_records_every_resolved_value(questions, tmp_path, tmp_cache, monk
     monkeypatch.delenv("TEMPORAG_LLM_BASE_URL", raising=False)
     monkeypatch.delenv("TEMPORAG_LLM_MODEL", raising=False)
     monkeypatch.setenv("TEMPORAG_SEED", "3")
-    params = {
-        "profile": "paper",
-        "sample_size": None,
-        "reader_sample": None,
-        "parse_sample": None,
-        "reader_style": None,
-        "llm_model": None,
-        "llm_base_url": None,
-        "output_dir": str(tmp_path / "o"),
-    }
-    defaults = {
-        "parse_sample": {"smoke": 2, "paper": 20},
-        "reader_style": lambda profile, settings: "appendix-e" if settings.llm_base_url else "plain",
-    }
-    run = start("demo", params, questions=questions[:50], defaults=defaults)
+    declared = Parameters(
+        *(KIT[n] for n in ("profile", "sample_size", "reader_sample", "seed", "llm_model", "llm_base_url")),
+        KIT["output_dir"],
+        Parameter("parse_sample", "Optional[int]", None, "", at_least(0, optional=True),
+                  {"smoke": 2, "paper": 20}),
+        Parameter("reader_style", "Optional[str]", None, "", choice(None, "plain", "appendix-e"),
+                  {"paper": Served(offline="plain", served="appendix-e")}),
+    )
+    params = {"profile": "paper", "output_dir": str(tmp_path / "o")}  # seed: TEMPORAG_SEED
+    run = start("demo", params, questions=questions[:50], declared=declared)
     recorded = json.loads((tmp_path / "o" / "results.json").read_text())["parameters"]
     assert recorded["sample_size"] == 50  # the paper profile's None: every question, recorded as the count
     assert recorded["reader_sample"] == 200 and len(run.reader_questions) == 50  # offline reader: 200 at most
@@ -69,13 +65,8 @@ def test_start_records_every_resolved_value(questions, tmp_path, tmp_cache, monk
     assert len(run.questions) == 50 and run.params["parse_sample"] == 20
 
 
-def test_resolve_defaults_keeps_given_values():
-    from temporag.config import get_settings
-
-    resolved = resolve_defaults(
-        {"parse_sample": 5, "heatmap": None},
-        {"parse_sample": {"smoke": 2}, "heatmap": {"smoke": 0}},
-        "smoke",
-        get_settings(),
-    )
-    assert resolved == {"parse_sample": 5, "heatmap": 0}
+def test_a_served_model_reads_every_question_of_the_paper_profile(questions, tmp_path, tmp_cache):
+    """The kit's declared default for ``reader_sample``: 200 with the embedded reader, all when served."""
+    params = {"profile": "paper", "llm_base_url": "http://127.0.0.1:9/v1", "output_dir": str(tmp_path / "o")}
+    run = start("tour", params, questions=questions[:300])
+    assert run.params["reader_sample"] == 300 == len(run.reader_questions)

@@ -1,40 +1,51 @@
-"""Parameters are validated where they enter: ``notebook.start()``, the method constructors and calls
-(the runner's check is in test_runner_reliability).  Each error is one line naming the parameter, the
-value and the values allowed; before, K = 0 wrote a chain recall of 0.0 into the figures and a negative
-sample size failed with numpy's "negative dimensions"."""
+"""Parameters are validated where they enter: ``notebook.start()``, the runner (every notebook's
+declared parameters, before any kernel starts), the method constructors and calls.  Each error is one
+line naming the parameter, the value and the values allowed: unchecked, K = 0 wrote a chain recall of
+0.0 into the figures and a negative sample size failed with numpy's "negative dimensions"."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 
+from temporag import runner
 from temporag.notebook import start
-from temporag.params import ParameterError, check
+from temporag.params import ParameterError, check, declarations
+from temporag.runner import reproduce
 
 
 @pytest.mark.parametrize(
-    ("bad", "message"),
+    ("notebook", "bad", "message"),
     [
-        ({"K": 0}, "parameter K = 0 is not allowed: K must be a whole number ≥ 1"),
-        ({"K": 2.5}, "parameter K = 2.5 is not allowed"),
+        ("tecqa", {"K": 0}, "parameter K = 0 is not allowed: K must be a whole number ≥ 1"),
+        ("tecqa", {"K": 2.5}, "parameter K = 2.5 is not allowed"),
         (
+            "tecqa",
             {"sample_size": -3},
             "parameter sample_size = -3 is not allowed: sample_size must be a whole number ≥ 1",
         ),
-        ({"reader_sample": -1}, "reader_sample must be a whole number ≥ 0 or None"),
-        ({"seed": "abc"}, "parameter seed = 'abc' is not allowed"),
-        ({"ks": [0, 5]}, "ks must be a non-empty list of whole numbers ≥ 1"),
-        ({"min_support": 1.5}, "min_support must be a share in (0, 1]"),
-        ({"parser": "gpt"}, "parser must be one of 'offline', 'llm'"),
-        ({"profile": "full"}, "profile must be one of 'smoke', 'paper'"),
-        ({"llm_base_url": "localhost:8000"}, "llm_base_url must be None or an http(s):// URL"),
-        ({"questions_file": "no/such/file.json"}, "questions_file must be None or the path of an existing"),
+        ("tecqa", {"reader_sample": -1}, "reader_sample must be a whole number ≥ 0 or None"),
+        ("tecqa", {"seed": "abc"}, "parameter seed = 'abc' is not allowed"),
+        ("00_tour", {"ks": [0, 5]}, "ks must be a non-empty list of whole numbers ≥ 1"),
+        ("star_rag", {"min_support": 1.5}, "min_support must be a share in (0, 1]"),
+        ("tecqa", {"parser": "gpt"}, "parser must be one of 'offline', 'llm'"),
+        ("tecqa", {"profile": "full"}, "profile must be one of 'smoke', 'paper'"),
+        ("tecqa", {"llm_base_url": "localhost:8000"}, "llm_base_url must be None or an http(s):// URL"),
+        (
+            "tecqa",
+            {"questions_file": "no/such/file.json"},
+            "questions_file must be None or the path of an existing",
+        ),
+        ("sar", {"max_steps": 0}, "max_steps must be a whole number ≥ 1"),
+        ("timer4", {"tks_index": "half"}, "tks_index must be one of None, 'full', 'pool'"),
     ],
 )
-def test_start_rejects_bad_values_in_one_line(questions, tmp_path, tmp_cache, bad, message):
-    params = {"profile": "smoke", "K": 40, "output_dir": str(tmp_path / "out"), **bad}
+def test_start_rejects_bad_values_in_one_line(questions, tmp_path, tmp_cache, notebook, bad, message):
+    params = {"profile": "smoke", "output_dir": str(tmp_path / "out"), **bad}
     with pytest.raises(ParameterError) as info:
-        start("tecqa", params, questions=questions)
+        start(notebook, params, questions=questions)
     text = str(info.value)
     assert text.startswith(f"parameter {next(iter(bad))} = ") and message in text and "\n" not in text
     assert not (tmp_path / "out").exists()  # nothing written for a run that cannot be right
@@ -43,23 +54,78 @@ def test_start_rejects_bad_values_in_one_line(questions, tmp_path, tmp_cache, ba
 def test_start_accepts_good_values(questions, tmp_path, tmp_cache):
     run = start(
         "tecqa",
-        {
-            "profile": "smoke",
-            "K": 1,
-            "N": 0,
-            "sample_size": 5,
-            "reader_sample": 0,
-            "ks": [1, 5],
-            "min_support": 1.0,
-            "output_dir": str(tmp_path / "out"),
-        },
+        {"profile": "smoke", "K": 1, "N": 0, "sample_size": 5, "reader_sample": 0,
+         "output_dir": str(tmp_path / "out")},
         questions=questions,
     )
     assert len(run.questions) == 5 and run.reader_questions == []
+    assert run.params["K"] == 1 and run.params["parse_sample"] == 2  # given, and TECQA's smoke default
+
+
+def test_start_collects_the_parameters_cell_from_the_notebooks_globals(questions, tmp_path, tmp_cache):
+    """The setup cell passes ``globals()``: every declared name is read from it (the rest ignored), the
+    notebook's own profile table wins over the kit's, and what ran is recorded."""
+    namespace = {"__name__": "__main__", "np": np, "profile": "paper", "sample_size": 30, "K": 12,
+                 "parse_sample": None, "reader_sample": None, "output_dir": str(tmp_path / "out")}
+    run = start("tecqa", namespace, questions=questions)
+    recorded = json.loads((tmp_path / "out" / "results.json").read_text())["parameters"]
+    assert set(recorded) == set(declarations("tecqa").names)
+    assert recorded["K"] == 12 and recorded["N"] == 2  # given; the cell's value
+    assert recorded["parse_sample"] == 10 and recorded["sample_size"] == 30
+    assert recorded["reader_sample"] == 40 and len(run.reader_questions) == 30  # TECQA's paper 40 (not
+    # the kit's 200), at most the 30 drawn
+
+
+def test_sar_reader_sample_is_its_agent_sample(questions, tmp_path, tmp_cache):
+    run = start("sar", {"profile": "smoke", "reader_sample": 6, "output_dir": str(tmp_path / "o")},
+                questions=questions)
+    assert run.params["reader_sample"] == 6 and "agent_sample" not in run.params
+    assert run.params["sweep_sample"] == 1 and run.params["n_max_llm"] == 2
 
 
 def test_unknown_names_pass_the_value_check():
     check(my_own_knob=-1, another="x")  # a notebook's own knobs; the runner rejects undeclared names
+    declarations("tecqa").check(ks=[0])  # not TECQA's: its runner check rejects the name instead
+
+
+def test_a_parameter_resolves_none_to_its_profile_default():
+    parse = declarations("tecqa")["parse_sample"]
+    assert parse.resolve(None, "smoke") == 2 and parse.resolve(None, "paper") == 10
+    assert parse.resolve(5, "paper") == 5 and parse.resolve(0, "paper") == 0  # a value given is kept
+
+
+# -- the runner: every -p value checked against the notebook's declarations, before any kernel --------
+
+
+@pytest.mark.parametrize(
+    ("notebook", "given", "message"),
+    [
+        ("sar", {"max_steps": 0}, "parameter max_steps = 0 is not allowed: max_steps must be a whole"),
+        ("sar", {"agent_sample": 4}, "unknown parameter 'agent_sample' for notebook sar; its parameters"),
+        ("timer4", {"code_loss": "yes"}, "code_loss must be True or False or None"),
+        ("timer4", {"mu": 1.5}, "parameter mu = 1.5 is not allowed: mu must be a number in [0, 1]"),
+        ("ia_rag", {"datasets": ["TimeQA", "MultiTQ"]}, "datasets must be None (all three) or a non-empty"),
+        ("ia_rag", {"tightening": "fast"}, "tightening must be one of 'offline', 'llm', 'none'"),
+        ("leaderboard", {"require_paper_runs": 1}, "require_paper_runs must be True or False or None"),
+        ("star_rag", {"reader_style": "verbose"}, "reader_style must be one of None, 'plain', 'appendix-e'"),
+    ],
+)
+def test_runner_checks_every_notebook_parameter_before_a_kernel(tmp_path, notebook, given, message):
+    [outcome] = reproduce(
+        [notebook], extra=given, figures_dir=tmp_path / "figures", runs_dir=tmp_path / "runs"
+    )
+    assert outcome.status == "failed" and outcome.seconds == 0.0 and outcome.executed is None
+    assert outcome.error.startswith(("parameter ", "unknown parameter")) and message in outcome.error
+    assert "\n" not in outcome.error and not (tmp_path / "runs").exists()
+
+
+def test_runner_accepts_the_shared_reader_sample_for_sar(tmp_path):
+    """``temporag reproduce -n sar -p reader_sample=4``: the kit's name for SAR's agent sample."""
+    source, parameters, out_dir = runner._prepare(
+        "sar", {"profile": "smoke", "reader_sample": 4}, runner.NOTEBOOK_DIR, tmp_path / "f", tmp_path / "r"
+    )
+    assert source.name == "sar.ipynb" and parameters["reader_sample"] == 4
+    assert out_dir == tmp_path / "r" / "smoke" / "sar"
 
 
 def test_methods_check_their_parameters(kg):

@@ -369,26 +369,19 @@ def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
     assert "\n2. " in first_cell and "\n3. " not in first_cell
 
 
-def test_resolve_parameters_records_what_ran(monkeypatch):
-    monkeypatch.delenv("TEMPORAG_LLM_BASE_URL", raising=False)
-    smoke = star_rag.resolve_parameters(
-        {"profile": "smoke", "heatmap_reader_sample": None, "reader_style": None}
-    )
+def test_star_rag_declares_its_reader_defaults():
+    from temporag.config import get_settings
+    from temporag.params import declarations
+
+    declared = declarations("star_rag")
+    offline, served = get_settings(llm_base_url=None), get_settings(llm_base_url="http://gpu:8000/v1")
+    smoke = declared.resolve({"profile": "smoke"}, offline)
     assert (smoke["heatmap_reader_sample"], smoke["reader_style"]) == (0, "plain")
     assert smoke["decomposition_reader_sample"] == 0
-    served = star_rag.resolve_parameters(
-        {
-            "profile": "paper",
-            "heatmap_reader_sample": None,
-            "reader_style": None,
-            "llm_base_url": "http://gpu:8000/v1",
-        }
-    )
-    assert (served["heatmap_reader_sample"], served["reader_style"]) == (30, "appendix-e")
-    assert served["decomposition_reader_sample"] == 100
-    kept = star_rag.resolve_parameters(
-        {"profile": "paper", "heatmap_reader_sample": 5, "reader_style": "plain"}
-    )
+    paper = declared.resolve({"profile": "paper"}, served)
+    assert (paper["heatmap_reader_sample"], paper["reader_style"]) == (30, "appendix-e")
+    assert paper["decomposition_reader_sample"] == 30 and paper["reader_sample"] is None  # served: all
+    kept = declared.resolve({"profile": "paper", "heatmap_reader_sample": 5, "reader_style": "plain"}, served)
     assert (kept["heatmap_reader_sample"], kept["reader_style"]) == (5, "plain")
     with pytest.raises(ValueError, match="reader_style must be one of"):
-        star_rag.resolve_parameters({"profile": "smoke", "reader_style": "verbose"})
+        declared.resolve({"profile": "smoke", "reader_style": "verbose"}, offline)

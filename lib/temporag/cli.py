@@ -74,6 +74,18 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_list(args) -> int:
+    from temporag import runner
+    from temporag.params import declarations
+
+    for name in runner.available_notebooks():
+        declared = declarations(name)
+        print(f"\n{name}  (notebooks/{name}.ipynb; -p NAME=VALUE, None: the profile's default)")
+        for line in declared.table() if declared is not None else ["  parameters not declared"]:
+            print(f"  {line}")
+    return 0
+
+
 def _cmd_warm(args) -> int:
     from temporag.warm import warm_multitq
 
@@ -288,6 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=_WAIT_HELP)
     _batch_options(run)
     run.set_defaults(func=_cmd_reproduce, grid=None)
+
+    listing = sub.add_parser("list", help="the notebooks, their parameters and each profile's defaults")
+    listing.set_defaults(func=_cmd_list)
 
     index = sub.add_parser("index", help="an HTML index of every executed notebook, to browse offline")
     index.add_argument("--out", default=None, help="folder of the site (default: runs/index)")

@@ -1,11 +1,11 @@
-"""What every notebook does right after its ``parameters`` cell: resolve profile defaults,
-settings, the question set, the seeded generator and the results folder — in one call, so the
-notebook itself reads like the paper."""
+"""What every notebook does right after its ``parameters`` cell: collect and resolve its declared
+parameters (:mod:`temporag.params`), the settings, the question set, the seeded generator and the
+results folder — in one call, so the notebook itself reads like the paper."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,15 +14,8 @@ import numpy as np
 
 from temporag.config import Settings, get_settings
 from temporag.embed import run_backend
-from temporag.params import validate as validate_params
+from temporag.params import KIT, Parameters, declarations
 from temporag.results import Results
-
-PROFILES: dict[str, dict[str, Any]] = {
-    # smoke: CI-sized, minutes on a laptop (the reader proves the plumbing: its prompts are most of a cold
-    # start's notebook time, so it reads 4 questions); paper: the paper's protocol on every shared question
-    "smoke": {"sample_size": 40, "reader_sample": 4},
-    "paper": {"sample_size": None, "reader_sample": 200},
-}
 
 
 @dataclass
@@ -67,49 +60,42 @@ def stratified_sample(questions: list, n: int | None, rng: np.random.Generator, 
     return [questions[i] for i in sorted(chosen)]
 
 
-#: a notebook default: one value per profile, or a function of (profile, settings)
-Default = Mapping[str, Any] | Callable[[str, Settings], Any]
-
-
-def resolve_defaults(params: dict, defaults: Mapping[str, Default], profile: str, settings: Settings) -> dict:
-    """``params`` with every ``None`` that has a notebook default replaced by its resolved value."""
-    resolved = dict(params)
-    for key, default in defaults.items():
-        if resolved.get(key) is None:
-            resolved[key] = default(profile, settings) if callable(default) else default[profile]
-    return resolved
+def parameters_of(name: str, namespace: Mapping[str, Any], declared: Parameters | None = None) -> tuple[
+    Parameters, dict[str, Any]
+]:
+    """(the notebook's declared parameters, their values in ``namespace``).  A notebook the kit does not
+    declare (a test's own) passes its parameters as a dict; the kit's vocabulary among them is checked."""
+    declared = declared or declarations(name)
+    if declared is None:
+        declared = Parameters(*(p for p in KIT if p.name in namespace))
+        return declared, dict(namespace)
+    return declared, {n: namespace[n] for n in declared.names if n in namespace}
 
 
 def start(
     name: str,
-    params: dict,
+    namespace: Mapping[str, Any],
     *,
     questions: list | None = None,
     data_files: list | None = None,
-    defaults: Mapping[str, Default] | None = None,
+    declared: Parameters | None = None,
 ) -> Run:
-    """Resolve a notebook run.  ``params`` is the parameters cell as a dict (``None`` = default).
+    """Resolve a notebook run from its parameters cell: ``namespace`` is the notebook's ``globals()``
+    (or a dict of parameters); the declared parameters (:func:`temporag.params.declarations`, or
+    ``declared``) are read from it, checked, and where None given the notebook's profile default.
 
     Every default is resolved here and recorded in ``results.json`` (never ``null`` for a value the run
     used): the profile's sample sizes (``None`` = every question is recorded as the count), the
-    notebook's own ``defaults`` (e.g. TECQA's ``parse_sample``), ``seed``, ``llm_model`` (the embedded
-    reader's name when offline) and ``output_dir``."""
+    notebook's own, ``seed``, ``llm_model`` (the embedded reader's name when offline) and ``output_dir``."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    validate_params(params)  # one-line errors naming the parameter and the allowed values
-    profile = params.get("profile", "smoke")
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
-    resolved = dict(params)
-    for key, default in PROFILES[profile].items():
-        if resolved.get(key) is None:
-            resolved[key] = default
+    declared, given = parameters_of(name, namespace, declared)
+    declared.check(**given)  # one-line errors naming the parameter and the allowed values
+    profile = given.get("profile", "smoke")
     settings = get_settings(
-        llm_model=params.get("llm_model"), llm_base_url=params.get("llm_base_url"), seed=params.get("seed")
+        llm_model=given.get("llm_model"), llm_base_url=given.get("llm_base_url"), seed=given.get("seed")
     )
     settings = run_backend(settings, profile)  # auto: onnx-int8 for smoke on a CPU, else torch
-    if settings.llm_base_url is not None and params.get("reader_sample") is None and profile == "paper":
-        resolved["reader_sample"] = None  # a served model reads every question
-    resolved = resolve_defaults(resolved, defaults or {}, profile, settings)
+    resolved = declared.resolve(given, settings)
     rng = np.random.default_rng(settings.seed)
     selected = []
     if questions is not None:
@@ -124,7 +110,7 @@ def start(
     resolved["seed"] = settings.seed
     if settings.llm_model is not None or settings.offline_llm:
         resolved["llm_model"] = settings.llm_model or _embedded_model_name()
-    out_dir = params.get("output_dir")
+    out_dir = given.get("output_dir")
     results = Results(
         name,
         {**resolved, "output_dir": out_dir},  # recorded as the folder the run ends up in

@@ -31,7 +31,7 @@ from temporag import __version__, outputs
 from temporag.cache import content_hash, file_sha256, save_json
 from temporag.config import REPO_ROOT, get_settings
 from temporag.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
-from temporag.params import ParameterError, check, check_names
+from temporag.params import ParameterError, check_given
 
 log = logging.getLogger(__name__)
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
@@ -209,8 +209,7 @@ def _prepare(
         questions = str(Path(parameters["questions_file"]).expanduser().resolve())
         parameters = {**parameters, "questions_file": questions}
     declared = outputs.declared_parameters(source)
-    check_names(parameters, declared, name)
-    check(**parameters)
+    check_given(name, parameters, declared)
     return source, parameters, resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
 
 

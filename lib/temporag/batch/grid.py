@@ -33,7 +33,7 @@ from typing import Any
 from temporag import outputs
 from temporag.batch.jobs import Job, label_for
 from temporag.cache import content_hash
-from temporag.params import ParameterError, check, check_names
+from temporag.params import ParameterError, check_given
 
 RESERVED = {"notebooks", "output_dir"}
 MAX_FOLDER = 100
@@ -144,14 +144,10 @@ def _block_jobs(block, where, root, available, notebook_dir, figures_dir, runs_d
     jobs = []
     for notebook in notebooks:
         declared = outputs.declared_parameters(Path(notebook_dir) / f"{notebook}.ipynb")
-        try:
-            check_names(keys, declared, notebook)
-        except ParameterError as exc:
-            raise GridError(f"{where}: {exc}") from None
         for combo in itertools.product(*choices):
             parameters = dict(zip(keys, combo))
             try:
-                check(**parameters)
+                check_given(notebook, parameters, declared)
             except ParameterError as exc:
                 raise GridError(f"{where}: {exc}") from None
             out = root / outputs.output_name(notebook) / folder_name(parameters)

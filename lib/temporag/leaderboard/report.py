@@ -27,29 +27,9 @@ import pandas as pd
 from temporag.evaluate import category_rows
 from temporag.reported import PaperRef, reported
 
-#: the leaderboard notebook's own defaults (``start(..., defaults=DEFAULTS)``)
-DEFAULTS = {
-    "reader_sample": {"smoke": 1, "paper": 20},  # MultiTQ questions each method's context is read on
-    "document_sample": {
-        "smoke": 8,
-        "paper": None,
-    },  # per document data set (None: all); the IA-RAG notebook's
-    "document_reader_sample": {"smoke": 1, "paper": 5},
-    "require_paper_runs": {"smoke": False, "paper": True},
-}
-
 
 class MissingPaperRun(FileNotFoundError):
     """A paper's committed run (``figures/<paper>/results.json``) or one of its metrics is missing."""
-
-
-def resolve_parameters(params: dict) -> dict:
-    """The notebook's parameters with the leaderboard's own profile defaults (:data:`DEFAULTS`) filled in
-    before ``start`` (which would otherwise give ``reader_sample`` the kit-wide profile default)."""
-    profile = params.get("profile", "smoke")
-    if profile not in ("smoke", "paper"):
-        raise ValueError(f"profile must be 'smoke' or 'paper', got {profile!r}")
-    return {**params, **{k: v[profile] for k, v in DEFAULTS.items() if params.get(k) is None}}
 
 
 def check_paper_runs(figures_dir: Path, headlines: Sequence[Headline] | None = None) -> None:

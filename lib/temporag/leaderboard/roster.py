@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from temporag.methods.base import Method, Retrieval
+from temporag.methods.timer4.params import PARAMETERS as TIMER4_PARAMETERS
 
 log = logging.getLogger(__name__)
 
@@ -49,10 +50,7 @@ PAPER_OF = {
 }
 SEMANTIC_K = 20  # facts the semantic baseline shows (the tour's reader_k)
 TECQA_FACTS = 20  # chain facts TECQA shows (the paper's "about 20"; the TECQA notebook's reader_facts)
-TIMER4_EXAMPLES = {
-    "smoke": 96,
-    "paper": 4800,
-}  # TimeR4's own profiles' training sets (timer4.PROFILE_DEFAULTS)
+TIMER4_EXAMPLES = dict(TIMER4_PARAMETERS["train_examples"].profiles)  # TimeR4's training set per profile
 
 
 @dataclass

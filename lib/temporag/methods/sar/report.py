@@ -23,20 +23,6 @@ BACKBONES = ("Llama3", "GPT-3.5", "GPT-4.1")
 K_GRID = (5, 10, 15, 20, 30)  # Fig. 3
 N_GRID = (0, 1, 2, 3, 4)  # Fig. 4
 
-#: Profile defaults of the notebook's own knobs (None in the parameters cell = these).
-PROFILE_DEFAULTS = {
-    "smoke": {"agent_sample": 2, "sweep_sample": 1, "n_max_llm": 2},
-    "paper": {"agent_sample": 20, "sweep_sample": 4, "n_max_llm": 2},
-}
-
-
-def resolve(profile: str, **params) -> dict:
-    """The notebook's knobs with ``None`` replaced by the profile default (recorded in results.json)."""
-    if profile not in PROFILE_DEFAULTS:
-        raise ValueError(f"profile must be one of {sorted(PROFILE_DEFAULTS)}, got {profile!r}")
-    return {k: (PROFILE_DEFAULTS[profile].get(k) if v is None else v) for k, v in params.items()}
-
-
 # -- scores --------------------------------------------------------------------------------------------
 
 

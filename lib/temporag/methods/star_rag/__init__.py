@@ -158,7 +158,6 @@ __all__ = [
     "prompt_tokens",
     "read_events",
     "reader_budget",
-    "resolve_parameters",
     "relation_sets",
     "rule_nodes",
     "seed_personalisation",
@@ -281,27 +280,6 @@ def build(
     graph = graph or load_or_build(kg, params, progress=progress)
     semantic = semantic or SemanticRetriever(kg, Encoder())
     return StarRAG(kg, graph, semantic, **settings)
-
-
-def resolve_parameters(params: dict) -> dict:
-    """The notebook's parameters with STAR-RAG's derived defaults filled in, so ``results.json`` records
-    what ran: ``heatmap_reader_sample`` (paper profile 30 questions per Fig. 5 cell, else 0),
-    ``decomposition_reader_sample`` (paper profile 100 reader questions per row of the released-code
-    decomposition, else 0) and ``reader_style`` (Appendix E's prompt with a served model, the plain one
-    for the embedded reader)."""
-    from temporag.config import get_settings
-
-    resolved = dict(params)
-    paper = resolved.get("profile") == "paper"
-    if resolved.get("heatmap_reader_sample") is None:
-        resolved["heatmap_reader_sample"] = 30 if paper else 0
-    if resolved.get("decomposition_reader_sample") is None:
-        resolved["decomposition_reader_sample"] = 100 if paper else 0
-    if resolved.get("reader_style") is None:
-        settings = get_settings(llm_model=params.get("llm_model"), llm_base_url=params.get("llm_base_url"))
-        resolved["reader_style"] = default_reader_style(settings.llm_base_url)
-    style_flags(resolved["reader_style"])
-    return resolved
 
 
 def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list]:

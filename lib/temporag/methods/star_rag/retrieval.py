@@ -33,7 +33,7 @@ from temporag.methods.semantic import (
 )
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.nodes_spans import RuleNodes
-from temporag.params import check as check_params
+from temporag.methods.star_rag.params import PARAMETERS as _PARAMETERS
 from temporag.ppr import Transition, personalized_pagerank, personalized_pagerank_many, transition_matrix
 
 K1, K2 = 10, 20
@@ -183,7 +183,7 @@ class RuleGraphSearch:
     trans: Transition = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        check_params(K1=self.k1, K2=self.k2)
+        _PARAMETERS.check(K1=self.k1, K2=self.k2)
         if self.personalisation not in PERSONALISATIONS:
             raise ValueError(
                 f"personalisation must be one of {PERSONALISATIONS}, got {self.personalisation!r}"

@@ -60,6 +60,7 @@ from temporag.methods.tecqa.chain import (
     temporal_distance,
 )
 from temporag.methods.tecqa.guided import guided_chain, question_focus
+from temporag.methods.tecqa.params import PARAMETERS
 from temporag.methods.tecqa.parser import (
     IMPROVED_PARSER,
     PARSERS,
@@ -69,7 +70,6 @@ from temporag.methods.tecqa.parser import (
     make_offline_parser,
     make_parser,
 )
-from temporag.params import check as check_params
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ class TECQA(Method):
         k: int = DEFAULT_K,
         n: int = DEFAULT_N,
     ) -> None:
-        check_params(parser=parser, K=k, N=n)
+        PARAMETERS.check(parser=parser, K=k, N=n)
         self.kg = kg
         self._encoder = encoder
         self._triple_vectors = triple_vectors
@@ -288,7 +288,7 @@ class TECQA(Method):
         in seconds (parsing and question embedding excluded, like the semantic baseline's)."""
         k = self.k if k is None else k
         n = self.n if n is None else n
-        check_params(K=k, N=n)  # before any vector is loaded
+        PARAMETERS.check(K=k, N=n)  # before any vector is loaded
         _ = self.triple_vectors  # load before timing
         rng = np.random.default_rng(seed)
         chains, latency = [], np.zeros(len(constraints))

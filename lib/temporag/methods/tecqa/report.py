@@ -43,7 +43,6 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     CASES,
     CHAIN_LENGTH,
     CHAIN_RECALL,
-    DEFAULTS,
     EMPTY_SHARE,
     SEMANTIC_AT_20,
     SUBGRAPH_RECALL,

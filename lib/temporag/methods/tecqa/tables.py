@@ -16,8 +16,6 @@ from temporag.methods.tecqa.analysis import render_case
 from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.reported import PaperRef
 
-#: the notebook's profile-dependent defaults, resolved (and recorded) by ``notebook.start``
-DEFAULTS = {"parse_sample": {"smoke": 2, "paper": 20}}  # questions the LLM parser is compared on
 TABLE1_COLUMNS = ("Overall", "Single", "Multiple", "Entity", "Time")
 VARIANTS = ("TECQA", "w/o SG", "w/o KNTN", "w/o PS")  # Table 2's rows
 CASES = {  # the paper's worked examples: table → (row in reported, question)

@@ -50,42 +50,6 @@ from temporag.methods.timer4.store import KnowledgeStore, build_store, fact_text
 N_FACTS = 15  # n of the paper (Figure 3's peak)
 POOL = 100  # candidates the time-aware retriever hands to the rerank
 
-#: TimeR4's own profile defaults (the kit-wide ones, sample sizes, live in temporag.notebook).  The smoke
-#: profile trains on 96 questions and lets the time-aware store re-score a candidate pool (each question's
-#: 100 best triples by the base model); the paper profile trains on 4,800 questions (19,200 pairs) and
-#: re-embeds all 166,760 triples with the fine-tuned model (~10+ minutes on two idle cores, cached).  The
-#: code-loss model is compared on a candidate pool in both (30 triples a question in the paper profile,
-#: which keeps its re-embedding to ~20k triples).  Reader calls: TimeR4 reads the kit's reader sample
-#: (Table 3), the four ablations a stratified 100 of it, Fig. 3's other n a stratified 50 (smoke: 3 and 2,
-#: enough to run every reader path; reader calls were most of the smoke run's time).
-PROFILE_DEFAULTS = {
-    "smoke": {
-        "train_examples": 96,
-        "tks_index": "pool",
-        "pool_triples": 100,
-        "code_loss": True,
-        "rewrite_sample": 2,
-        "ablation_reader_sample": 3,
-        "fig3_reader_sample": 2,
-    },
-    "paper": {
-        "train_examples": 4800,
-        "tks_index": "full",
-        "pool_triples": 30,
-        "code_loss": True,
-        "rewrite_sample": 20,
-        "ablation_reader_sample": 100,
-        "fig3_reader_sample": 50,
-    },
-}
-
-
-def with_profile_defaults(params: dict) -> dict:
-    """``params`` with TimeR4's own knobs that are None set to their profile default."""
-    defaults = PROFILE_DEFAULTS[params.get("profile", "smoke")]
-    return {**params, **{k: v for k, v in defaults.items() if params.get(k) is None}}
-
-
 READER_RULES = (
     "The facts are historical events written 'subject relation object in date'. Answer from them, keep "
     "every answer as short as possible and list all the possible answers."

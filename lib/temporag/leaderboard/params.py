@@ -1,0 +1,27 @@
+"""The leaderboard notebook's parameters: MultiTQ's samples, the document data sets' samples, and
+whether the committed paper runs must all be there (the headline table reads them)."""
+
+from __future__ import annotations
+
+from temporag.params import KIT, Parameter, Parameters, at_least, flag
+
+PARAMETERS = Parameters(
+    KIT["profile"],
+    KIT["split"],
+    KIT["questions_file"],
+    KIT["sample_size"],
+    KIT["reader_sample"].but(help="MultiTQ questions read per method",
+                             profiles={"smoke": 1, "paper": 10}),
+    KIT["seed"],
+    KIT["ks"],
+    KIT["datasets"],
+    Parameter("document_sample", "Optional[int]", None, "questions per document data set",
+              at_least(1, optional=True), {"smoke": 8, "paper": None}),
+    Parameter("document_reader_sample", "Optional[int]", None, "questions read per method and set",
+              at_least(0, optional=True), {"smoke": 1, "paper": 2}),
+    Parameter("require_paper_runs", "Optional[bool]", None, "fail if a paper run is absent",
+              flag(optional=True), {"smoke": False, "paper": True}),
+    KIT["llm_model"],
+    KIT["llm_base_url"],
+    KIT["output_dir"],
+)
