@@ -111,3 +111,11 @@ def test_cli_data_check_and_mirror(shared_data, tmp_path, capsys):
     assert (dest / "complextr" / "dyg_rag").exists()
     assert cli.main(["data", "check", "multitq", "--data-dir", str(tmp_path / "empty")]) == 1
     assert "missing" in capsys.readouterr().out
+
+
+def test_cli_checks_a_notebooks_own_parameter_before_any_kernel(tmp_path, capsys):
+    """``temporag run sar -p max_steps=0``: one line naming the parameter and the values allowed."""
+    rc = cli.main(["run", "sar", "-p", "max_steps=0", "--runs-dir", str(tmp_path / "runs")])
+    out = capsys.readouterr()
+    assert rc == 1 and not (tmp_path / "runs").exists()
+    assert "parameter max_steps = 0 is not allowed: max_steps must be a whole number ≥ 1" in out.out + out.err
