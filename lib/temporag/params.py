@@ -114,10 +114,6 @@ class Served:
     def __call__(self, settings: Any) -> Any:
         return self.served if getattr(settings, "llm_base_url", None) else self.offline
 
-    def __str__(self) -> str:
-        served = "all" if self.served is None else repr(self.served)
-        return f"{self.offline!r} (served model: {served})"
-
 
 @dataclass(frozen=True)
 class Parameter:
