@@ -362,8 +362,8 @@ def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
     ]
     sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
     llm = fake_llm(f"Answer: ['{gold}']")
-    matrix, n = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
-    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    matrix, n, failed = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]] and failed.tolist() == [[0, 0], [0, 0]]
     assert llm.backend.calls == 4 * 3  # one call per sampled question and (K1, K2) cell
     first_cell = llm.backend.seen[0][0][1]["content"]  # K1 = 2: two events listed
     assert "\n2. " in first_cell and "\n3. " not in first_cell
@@ -392,3 +392,23 @@ def test_resolve_parameters_records_what_ran(monkeypatch):
     assert (kept["heatmap_reader_sample"], kept["reader_style"]) == (5, "plain")
     with pytest.raises(ValueError, match="reader_style must be one of"):
         star_rag.resolve_parameters({"profile": "smoke", "reader_style": "verbose"})
+
+
+def test_hits_grid_leaves_failed_calls_out_of_each_cell(toy_star):
+    """Issue 28 row 1 for STAR-RAG's Fig. 5: an endpoint failing for one sampled question left each cell
+    at 2/3; the failed call is now left out of the cell and counted in the failed grid."""
+    from temporag.methods.star_rag import report
+
+    star, q, texts = toy_star
+    gold = star.kg.entity_labels[0]
+    records = [
+        SimpleNamespace(quid=i, question=t, answers=(gold,), answer_type="entity")
+        for i, t in enumerate(texts)
+    ]
+    sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
+    probe = fake_llm(f"Answer: ['{gold}']")
+    report.hits_grid(probe, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    asked = {t for t in texts if t in probe.backend.seen[0][0][-1]["content"]}
+    llm = fake_llm(f"Answer: ['{gold}']", fail_when=lambda user: any(t in user for t in asked))
+    matrix, n, failed = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]] and failed.tolist() == [[1, 1], [1, 1]]
