@@ -92,3 +92,45 @@ def test_ia_rag_reader_means_leave_failed_calls_out():
     assert scores["failed"].tolist() == [False, True]
     assert ex.reader_mean(scores) == {"value": 1.0, "n": 2, "answered": 1, "failed": 1}  # not 0.5
     assert ex.reader_mean(scores, "recall")["value"] == 1.0
+
+
+def _reads_with_failures(questions, failing):
+    """The kit's reader with a fake endpoint: gold answers, failed calls for ``failing``."""
+    from temporag.readers import read_many
+
+    llm = _gold_reader(questions, failing)
+    texts = [q.question for q in questions]
+    return read_many(llm, texts, [["(no evidence)"]] * len(texts), progress=False)
+
+
+def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
+    from temporag.methods.timer4 import report
+    from temporag.results import Results
+
+    picked = [q for q in questions if q.answer_type == "entity"][:4]
+    reads = _reads_with_failures(picked, failing=picked[:1])
+    assert [r.error is not None for r in reads] == [True, False, False, False]
+    scores = report.reader_scores(picked, reads)
+    assert scores["strict"]["Overall"] == 1.0 and scores["failed"]["Overall"] == 1  # not 0.75
+    results = Results("timer4", {"seed": 0}, out_dir=tmp_path / "out")
+    table = report.record_table3(results, scores, "fake-model")
+    kit = table[table.model.str.startswith("TimeR4 — kit")]
+    assert kit[["answered", "failed"]].values.tolist() == [[3, 1]] * 3
+    metric = results.data["metrics"]["table3/strict/Overall"]
+    assert (metric["value"], metric["n"], metric["failed"]) == (1.0, 3, 1)
+
+
+def test_tecqa_reader_tables_count_failed_calls(questions, tmp_path):
+    from temporag.methods.tecqa import report
+    from temporag.results import Results
+
+    picked = [q for q in questions if q.answer_type == "entity"][:4]
+    reads = _reads_with_failures(picked, failing=picked[2:])
+    failed = [r.error is not None for r in reads]
+    scores = evaluate.hits_by_category(picked, [r.answers for r in reads], failed=failed)
+    results = Results("tecqa", {"seed": 0}, out_dir=tmp_path / "out")
+    report.record_table1(results, scores, "fake-model")
+    metric = results.data["metrics"]["table1/strict/Overall"]
+    assert (metric["value"], metric["n"], metric["failed"]) == (1.0, 4, 2)
+    frame = report.table1_frame(scores, "fake-model")
+    assert frame["failed"].tolist()[:2] == [2, 2]
