@@ -151,3 +151,40 @@ def test_results_record_data_mismatches_of_their_run(tmp_path, monkeypatch):
     data = json.loads((tmp_path / "demo" / "results.json").read_text())
     assert data["data_mismatches"] == {"full.txt": "4 bytes, the pinned release has 5"}
     assert run_counts(res.dir / "results.json") == "data mismatch: full.txt"
+
+
+# A notebook that reads a data file the registry pins (cut short) through the kit's check.
+CUT_DATA = """
+from temporag.data.paths import check_pinned
+from temporag.results import Results
+res = Results("cut_data", {"profile": profile, "output_dir": output_dir}, out_dir=output_dir)
+check_pinned("multitq/kg/relation2id.json", path)
+res.metric("x", 1.0)
+"""
+
+
+@pytest.mark.slow
+def test_a_data_mismatch_inside_a_notebook_reaches_the_summary_line(tmp_path, capsys):
+    """Row 10: `reproduce` said `ok`, rc 0, and the mismatch warning was only inside the notebook."""
+    import gzip
+
+    import nbformat
+
+    from temporag.runner import reproduce
+
+    good = Path(config.get_settings().data_dir) / "multitq" / "kg" / "relation2id.json.gz"
+    cut = tmp_path / "relation2id.json"
+    text = gzip.decompress(good.read_bytes()).decode("utf-8")
+    cut.write_text(text[: len(text) // 2], encoding="utf-8")  # cut short
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(f'profile = "smoke"\npath = {str(cut)!r}\noutput_dir = None')
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell, nbformat.v4.new_code_cell(CUT_DATA)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, nbs / "cut_data.ipynb")
+    [outcome] = reproduce(["cut_data"], notebook_dir=nbs, figures_dir=tmp_path / "f", runs_dir=tmp_path / "r")
+    assert outcome.status == "ok" and outcome.counts == "data mismatch: relation2id.json"
+    assert "[ok (data mismatch: relation2id.json)] cut_data" in capsys.readouterr().out
+    assert "ok (data mismatch: relation2id.json)" in summary([outcome])
