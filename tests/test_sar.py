@@ -4,6 +4,7 @@ decomposition and verdict parsing, and the pipelines on real questions with the 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from fakes import fake_llm
 
@@ -433,7 +434,7 @@ def test_report_rows_n_curve_and_cost_from_records(questions):
         record(qs[0], [(["wrong"], False), ([gold], None)], calls=3),
         record(qs[1], [(["x"], True)], 1),
     ]
-    assert report.hits_over_n(qs, records, (0, 1, 2)) == {0: 0.0, 1: 0.5, 2: 0.5}
+    assert report.hits_over_n(qs, records, (0, 1, 2))["hits@1"].tolist() == [0.0, 0.5, 0.5]
     row = report.record_row("SAR", "LLM policy", qs, records, n=0)
     assert row["Overall"] == 0.0 and row["n"] == 2 and row["failed"] == 0
     failed = report.record_row("SAR", "LLM policy", qs, [records[0], record(qs[1], [([], None)], 1, "boom")])
@@ -442,3 +443,53 @@ def test_report_rows_n_curve_and_cost_from_records(questions):
     assert cost["LLM calls / q"] == 2.0 and cost["prompt tokens / q"] == 200.0 and cost["searches / q"] == 1.0
     paper = report.paper_row("Table 1", "SAR (GPT-4.1)", "paper")
     assert paper["Overall"] == 0.782 and paper["n"] == 560
+
+
+def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, resources):
+    """Issue 28 row 1: an endpoint failing mid-run left SAR's Hits@1 at 0.0 (`hits`, `hits_over_n`,
+    `k_sweep`, Fig. 3 and 4); a failed call is now left out of every mean and counted beside it."""
+    from temporag.methods.sar import report
+
+    qs = [q for q in questions if q.answer_type == "entity" and "China" in q.answers][:3]
+    assert len(qs) == 3
+    broken, once = qs[1].question, qs[2].question
+    seen = {"once": 0}
+
+    def fails(user: str) -> bool:  # question 1: every call fails; question 2: its first attempt only
+        if broken in user:
+            return True
+        if user.startswith("Question:") and once in user and not seen["once"]:
+            seen["once"] += 1
+            return True
+        return False
+
+    base = _fake_agent_llm()
+    llm = fake_llm(base.backend.reply, fail_when=fails)
+    records = SAR(kg, resources=resources).pipeline(qs, llm, progress=False, n_verify=2)
+    assert [r.error is not None for r in records] == [False, True, False]
+    assert records[2].trace["attempts"][0]["outcome"] == "llm_error"
+
+    score = report.reader_hits(qs, records, 2)  # every answered question is right ("China")
+    assert score == {"value": 1.0, "n": 3, "answered": 2, "failed": 1}
+    curve = report.hits_over_n(qs, records, (0, 1, 2)).set_index("N")
+    assert curve["hits@1"].tolist() == [1.0, 1.0, 1.0]  # not 1/3 and 2/3: failed calls are not wrong
+    assert curve["failed"].tolist() == [2, 1, 1] and curve["answered"].tolist() == [1, 2, 2]
+    row = report.record_row("SAR", "LLM policy", qs, records, n=0)
+    assert (row["Overall"], row["n"], row["failed"]) == (1.0, 3, 2)
+
+    everything_fails = fake_llm(fail_when=lambda user: True)
+    method = SAR(kg, resources=resources)
+    offline = method.pipeline(qs, policy="offline", progress=False)
+    sweep = report.k_sweep(method, qs, qs[:2], everything_fails, (15,), reuse={15: offline})
+    assert np.isnan(sweep["reader_hits"].iloc[0]) and sweep["reader_failed"].iloc[0] == 2
+    assert sweep["reader_n"].iloc[0] == 2
+
+    frame = pd.DataFrame({"N": [0, 1, 2], "LLM": curve["hits@1"], "LLM failed": curve["failed"]})
+    fig = report.fig_n(frame)
+    labels = [line.get_label() for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
+    assert labels == ["LLM; failed calls left out: N=0 2, N=1 1, N=2 1"]
+    shown = [line.get_label() for line in report.fig_k(sweep, {}).axes[0].get_lines()]
+    assert not any("LLM reader" in label for label in shown)  # no answer at all: no point, never a 0
+    sweep.loc[0, ["reader_hits", "reader_failed"]] = (0.5, 1)
+    shown = [line.get_label() for line in report.fig_k(sweep, {}).axes[0].get_lines()]
+    assert "Hits@1, LLM reader on SEARCH evidence (sample) n=2, 1 failed calls left out" in shown

@@ -362,8 +362,8 @@ def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
     ]
     sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
     llm = fake_llm(f"Answer: ['{gold}']")
-    matrix, n = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
-    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    matrix, n, failed = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]] and failed.tolist() == [[0, 0], [0, 0]]
     assert llm.backend.calls == 4 * 3  # one call per sampled question and (K1, K2) cell
     first_cell = llm.backend.seen[0][0][1]["content"]  # K1 = 2: two events listed
     assert "\n2. " in first_cell and "\n3. " not in first_cell
@@ -385,3 +385,23 @@ def test_star_rag_declares_its_reader_defaults():
     assert (kept["heatmap_reader_sample"], kept["reader_style"]) == (5, "plain")
     with pytest.raises(ValueError, match="reader_style must be one of"):
         declared.resolve({"profile": "smoke", "reader_style": "verbose"}, offline)
+
+
+def test_hits_grid_leaves_failed_calls_out_of_each_cell(toy_star):
+    """Fig. 5: a failed reader call is left out of its cell and counted in the failed grid, never scored
+    as a wrong answer."""
+    from temporag.methods.star_rag import report
+
+    star, q, texts = toy_star
+    gold = star.kg.entity_labels[0]
+    records = [
+        SimpleNamespace(quid=i, question=t, answers=(gold,), answer_type="entity")
+        for i, t in enumerate(texts)
+    ]
+    sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
+    probe = fake_llm(f"Answer: ['{gold}']")
+    report.hits_grid(probe, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    asked = {t for t in texts if t in probe.backend.seen[0][0][-1]["content"]}
+    llm = fake_llm(f"Answer: ['{gold}']", fail_when=lambda user: any(t in user for t in asked))
+    matrix, n, failed = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]] and failed.tolist() == [[1, 1], [1, 1]]

@@ -54,7 +54,33 @@ def test_table2_rows_and_results_json_come_from_one_call(results):
         "rule": "strict",
         "paper_source": None,
         "note": "",
+        "failed": 0,
     }
+
+
+def test_reader_tables_leave_failed_calls_out_and_count_them(results):
+    """Issue 28 row 1 for STAR-RAG: a read whose call failed was scored 0 in Tables 2 and 4 and the
+    summary; it is now left out of each Hit@k and counted beside it."""
+    questions = [SimpleNamespace(answers=(a,), answer_type="entity", qlabel="Single") for a in "ABCD"]
+    right = [_read(["A"]), _read(["B"]), _read(["C"]), _read(["D"])]
+    half_failed = [_read(["A"]), _read([], error="timeout"), _read(["C"]), _read([], error="HTTP 500")]
+    reads = {"STAR-RAG": half_failed, "STAR-RAG-no-rule": right, "STAR-RAG-uniform": right}
+    hits = report.reader_scores(reads, questions)
+    assert np.isnan(hits["STAR-RAG"][1]).tolist() == [False, True, False, True]
+    table2 = report.table2_multitq(results, hits, "fake-model", 4)
+    star1 = table2[(table2.method == "STAR-RAG") & (table2.k == 1)].iloc[0]
+    assert (star1.kit, star1.n, star1.failed) == (1.0, 4, 2)  # not 0.5: the failures are not wrong
+    assert saved(results, "table2/MultiTQ/STAR-RAG/hits@1")["failed"] == 2
+    retrievals = {name: Retrieval([[1]] * 4, [0.0] * 4) for name in report.METHODS}
+    usage = {name: {"mean_latency_s": 1.0} for name in report.METHODS}
+    table4 = report.table4(results, hits, retrievals, usage, "fake-model", 4, served=True).set_index("method")
+    assert table4.loc["STAR-RAG", "Acc. (Hit@1)"] == 1.0 and table4.loc["STAR-RAG", "failed"] == 2
+    assert table4.loc["STAR-RAG+fake-model", "failed"] == 2
+    graph = SimpleNamespace(stats=lambda: {"labels_in_use": 1, "rule_nodes": 1, "selected_edges": 1})
+    recall = {name: np.ones(4) for name in report.METHODS}
+    usage = {"STAR-RAG": {"mean_prompt_tokens": 10, "mean_completion_tokens": 1}}
+    summary = report.summary_table(graph, recall, hits, usage, "fake-model", 4, 10).set_index("quantity")
+    assert summary.loc["Hit@1 STAR-RAG (fake-model, n=4)", "kit"] == "1.000 (2 failed calls left out)"
 
 
 def _read(answers, error=None):

@@ -186,6 +186,8 @@ def discard(path: str | Path, problem: str) -> None:
             p.unlink()
         except FileNotFoundError:
             pass
+        except OSError as exc:  # a read-only cache: the caller's rebuild says so where it writes
+            log.warning("could not remove %s: %s", p, exc)
 
 
 def _framing_problem(path: Path) -> str | None:
@@ -245,6 +247,22 @@ def _adopt(path: Path, data: bytes | None = None) -> None:
             _VERIFIED[str(path)] = _stat_key(path)
         except OSError as exc:  # a read-only cache still works, it just stays unadopted
             log.debug("could not record the hash of %s: %s", path, exc)
+
+
+def adopt(path: str | Path) -> None:
+    """Record the hash of an entry written before hashes were (it passed its caller's load check)."""
+    _adopt(Path(path))
+
+
+def has_hash(path: str | Path) -> bool:
+    """Whether the hash of the entry's bytes was recorded when it was written."""
+    return _recorded_hash(Path(path)) is not None
+
+
+def save_with_hash(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """``write(tmp)`` atomically into ``path`` with the hash of its bytes beside it: every later
+    :func:`cache_path` checks the entry against that hash before it is trusted (a file of any format)."""
+    return _save_with_hash(path, write)
 
 
 def _save_with_hash(path: str | Path, write: Callable[[Path], None]) -> Path:
@@ -340,3 +358,82 @@ def load_pickle(path: str | Path) -> Any:
         )
     _adopt(path)
     return obj
+
+
+# -- folder entries (a trained model) ---------------------------------------------------------------------
+
+MANIFEST = ".sha256.json"
+
+
+def record_folder(folder: str | Path) -> None:
+    """Write the sha256 of every file of a folder entry (e.g. a trained model before it is renamed into
+    place) into its manifest, so :func:`check_folder` can tell a cut or garbled file later."""
+    folder = Path(folder)
+    digests = {
+        str(p.relative_to(folder)): file_sha256(p)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != MANIFEST
+    }
+    save_json(folder / MANIFEST, digests)
+
+
+def folder_problem(folder: str | Path) -> str | None:
+    """What is wrong with a folder entry, or None: a file whose bytes differ from the manifest (or is
+    missing); without a manifest (written before manifests were), a ``.safetensors`` file whose header
+    does not match its size."""
+    folder = Path(folder)
+    try:
+        recorded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        recorded = None
+    except (OSError, ValueError) as exc:
+        return f"unreadable manifest {MANIFEST} ({exc})"
+    if recorded is not None:
+        for name, digest in recorded.items():
+            path = folder / name
+            if not path.is_file():
+                return f"{name} is missing"
+            if file_sha256(path) != digest:
+                return f"sha256 of {name} differs from the one recorded when it was written"
+        return None
+    for path in sorted(folder.rglob("*.safetensors")):
+        problem = _safetensors_problem(path)
+        if problem:
+            return f"{path.relative_to(folder)}: {problem}"
+    return None
+
+
+def _safetensors_problem(path: Path) -> str | None:
+    """A .safetensors file is an 8-byte header length, a JSON header and the tensors' bytes: a file cut
+    short (or garbled in its header) does not add up."""
+    size = path.stat().st_size
+    try:
+        with open(path, "rb") as f:
+            n = int.from_bytes(f.read(8), "little")
+            if n <= 0 or 8 + n > size:
+                return f"header of {n:,} bytes in a file of {size:,}"
+            header = json.loads(f.read(n))
+    except (OSError, ValueError) as exc:
+        return f"unreadable header ({type(exc).__name__})"
+    ends = [v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"]
+    expected = 8 + n + max(ends, default=0)
+    return None if expected == size else f"{size:,} bytes, its header needs {expected:,}"
+
+
+def check_folder(folder: str | Path) -> bool:
+    """True when a folder entry can be trusted (a legacy one that passes gets its manifest); else it is
+    logged with the reason and removed, and False tells the caller to rebuild it."""
+    import shutil
+
+    folder = Path(folder)
+    problem = folder_problem(folder)
+    if problem is None:
+        if not (folder / MANIFEST).exists():
+            try:
+                record_folder(folder)
+            except OSError as exc:  # a read-only cache still works, it just stays unrecorded
+                log.debug("could not record the hashes of %s: %s", folder, exc)
+        return True
+    log.warning("cache entry %s is invalid (%s); removed, it will be rebuilt", folder, problem)
+    shutil.rmtree(folder, ignore_errors=True)
+    return False

@@ -20,6 +20,13 @@ def _parse_param(text: str) -> tuple[str, object]:
     return key.strip(), value
 
 
+#: what Ctrl-C during ``reproduce`` keeps (runner: a run is published only when it finished)
+INTERRUPTED = (
+    "interrupted (Ctrl-C): notebooks reported finished above are published; each one still running keeps "
+    "its last complete run, nothing half-written is published — run the same command again to resume"
+)
+
+
 def _cmd_reproduce(args) -> int:
     from temporag import batch, runner
     from temporag.batch.grid import GridError, expand
@@ -65,6 +72,9 @@ def _cmd_reproduce(args) -> int:
     except (OSError, TimeoutError) as exc:  # a scheduler that cannot be reached
         print(f"cannot reach the Dask scheduler at {args.address}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # one line, not the traceback of every frame it came through
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
     print()
     print(runner.summary(outcomes))
     failed = [o.name for o in outcomes if o.status == "failed"]
@@ -383,8 +393,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from temporag.config import SettingError, check_environment, export_absolute_paths
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    export_absolute_paths()  # relative TEMPORAG_DATA / TEMPORAG_CACHE: against the caller's directory
+    try:
+        check_environment()  # every TEMPORAG_* value, before any kernel starts
+    except SettingError as exc:
+        print(f"temporag: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C): what the command had finished is kept", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -24,36 +24,99 @@ DEVICES = ("auto", "cpu", "cuda")
 DEFAULT_LLM_CONCURRENCY = 16  # TEMPORAG_DEVICE: where torch embeds and trains
 
 
+class SettingError(ValueError):
+    """A ``TEMPORAG_*`` value the kit cannot use; its message is one line naming the setting, the value
+    and the values allowed (the command line prints it alone, no traceback)."""
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     return value if value not in (None, "") else default
 
 
+FLAG_TRUE, FLAG_FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
 def _env_flag(name: str) -> bool:
-    return (_env(name, "0") or "0").strip().lower() not in ("0", "false", "no", "off")
+    raw = (_env(name, "0") or "0").strip().lower()
+    if raw not in FLAG_TRUE + FLAG_FALSE:
+        raise SettingError(f"{name}={raw!r} is not a flag: set it to 1 (on) or 0 (off)")
+    return raw in FLAG_TRUE
 
 
-def _env_number(name: str, kind: type, *, minimum: float):
-    """A numeric ``TEMPORAG_*`` value, None when unset; a bad one is a one-line error naming it."""
-    raw = _env(name)
+def _env_number(
+    name: str, default: str | None, kind: type = float, minimum: float = 0, what: str = ""
+) -> float | None:
+    """A numeric setting, checked: a one-line :class:`SettingError` names it and the values allowed
+    (``default`` None: unset means None)."""
+    raw = _env(name, default)
     if raw is None:
         return None
     try:
-        value = kind(raw.strip())
+        value = kind(str(raw).strip())
     except ValueError:
         value = None
-    if value is None or value < minimum:
-        what = "a whole number" if kind is int else "a number"
-        raise ValueError(f"{name}={raw!r} is not valid: set it to {what} >= {minimum:g} (or unset it)")
+    if value is None or value < minimum or value != value:
+        allowed = (
+            f"an integer ≥ {minimum:g}" if kind is int else f"a number {'> 0' if minimum > 0 else '≥ 0'}"
+        )
+        raise SettingError(
+            f"{name}={raw!r} is not {allowed}{f' ({what})' if what else ''}; "
+            f"default {default if default is not None else 'unset'}"
+        )
     return value
 
 
+def _env_choice(name: str, default: str, allowed: tuple[str, ...]) -> str:
+    raw = (_env(name, default) or default).strip().lower()
+    if raw not in allowed:
+        raise SettingError(f"{name}={raw!r} is not one of {', '.join(allowed)}; default {default}")
+    return raw
+
+
+def _env_url(name: str) -> str | None:
+    raw = _env(name)
+    if raw is not None and not raw.strip().lower().startswith(("http://", "https://")):
+        raise SettingError(
+            f"{name}={raw!r} is not an http(s) URL: set it to the server's OpenAI-compatible root, e.g. "
+            "http://localhost:8000/v1, or unset it for the embedded reader"
+        )
+    return raw.strip() if raw is not None else None
+
+
+def _env_dir(name: str, default: str) -> Path:
+    """A folder setting; a relative value is resolved against the caller's working directory (a notebook
+    kernel started by the runner gets the absolute path: :func:`export_absolute_paths`)."""
+    return Path(_env(name, default)).expanduser().absolute()
+
+
+#: the folder settings a relative value of which must mean the same thing in every process of a run
+PATH_SETTINGS = ("TEMPORAG_DATA", "TEMPORAG_CACHE")
+
+
+def export_absolute_paths(environ=None) -> None:
+    """Rewrite relative ``TEMPORAG_DATA`` / ``TEMPORAG_CACHE`` as absolute paths, resolved against this
+    process's working directory (the caller's), so that the kernels and workers it starts — whose
+    working directory is notebooks/ — read the same folders."""
+    environ = os.environ if environ is None else environ
+    for name in PATH_SETTINGS:
+        value = environ.get(name)
+        if value and not Path(value).expanduser().is_absolute():
+            environ[name] = str(Path(value).expanduser().absolute())
+
+
 def _default_data_dir() -> Path:
-    return Path(_env("TEMPORAG_DATA", str(REPO_ROOT / "data"))).expanduser()
+    return _env_dir("TEMPORAG_DATA", str(REPO_ROOT / "data"))
 
 
 def _default_cache_dir() -> Path:
-    return Path(_env("TEMPORAG_CACHE", "~/.cache/temporag")).expanduser()
+    return _env_dir("TEMPORAG_CACHE", "~/.cache/temporag")
+
+
+def _embed_backend() -> str:
+    from temporag.embed_onnx import BACKENDS
+
+    return _env_choice("TEMPORAG_EMBED_BACKEND", DEFAULT_EMBED_BACKEND, ("auto", *BACKENDS))
 
 
 @dataclass(frozen=True)
@@ -62,28 +125,42 @@ class Settings:
 
     data_dir: Path = field(default_factory=_default_data_dir)
     cache_dir: Path = field(default_factory=_default_cache_dir)
-    llm_base_url: str | None = field(default_factory=lambda: _env("TEMPORAG_LLM_BASE_URL"))
+    llm_base_url: str | None = field(default_factory=lambda: _env_url("TEMPORAG_LLM_BASE_URL"))
     llm_model: str | None = field(default_factory=lambda: _env("TEMPORAG_LLM_MODEL"))
-    llm_timeout: float = field(default_factory=lambda: float(_env("TEMPORAG_LLM_TIMEOUT", "120")))
-    llm_max_retries: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_MAX_RETRIES", "4")))
+    llm_timeout: float = field(
+        default_factory=lambda: _env_number("TEMPORAG_LLM_TIMEOUT", "120", float, 0.001, "seconds per call")
+    )
+    llm_max_retries: int = field(
+        default_factory=lambda: _env_number(
+            "TEMPORAG_LLM_MAX_RETRIES", "4", int, 0, "retries of a failed call"
+        )
+    )
     # consecutive failed calls to one endpoint after which a run stops calling it (the circuit breaker)
-    llm_breaker: int = field(default_factory=lambda: int(_env("TEMPORAG_LLM_BREAKER", "3")))
+    llm_breaker: int = field(
+        default_factory=lambda: _env_number("TEMPORAG_LLM_BREAKER", "3", int, 1, "failed calls in a row")
+    )
     # seconds of failed attempts in a row (timeouts, backoff) after which the breaker opens; None: 2 x timeout
     llm_retry_budget: float | None = field(
-        default_factory=lambda: _env_number("TEMPORAG_LLM_RETRY_BUDGET", float, minimum=0.0)
+        default_factory=lambda: _env_number(
+            "TEMPORAG_LLM_RETRY_BUDGET", None, float, 0, "seconds of failed attempts before the breaker opens"
+        )
     )
     # requests in flight to a served endpoint (None: DEFAULT_LLM_CONCURRENCY); the embedded model runs one
     llm_concurrency: int | None = field(
-        default_factory=lambda: _env_number("TEMPORAG_LLM_CONCURRENCY", int, minimum=1)
+        default_factory=lambda: _env_number(
+            "TEMPORAG_LLM_CONCURRENCY", None, int, 1, "requests in flight to a served endpoint"
+        )
     )
     embedder: str = field(default_factory=lambda: _env("TEMPORAG_EMBEDDER", DEFAULT_EMBEDDER))
-    embed_backend: str = field(
-        default_factory=lambda: _env("TEMPORAG_EMBED_BACKEND", DEFAULT_EMBED_BACKEND).strip().lower()
+    embed_backend: str = field(default_factory=_embed_backend)
+    seed: int = field(default_factory=lambda: _env_number("TEMPORAG_SEED", "0", int, 0))
+    threads: int = field(
+        default_factory=lambda: _env_number(
+            "TEMPORAG_THREADS", str(os.cpu_count() or 1), int, 1, "CPU threads"
+        )
     )
-    seed: int = field(default_factory=lambda: int(_env("TEMPORAG_SEED", "0")))
-    threads: int = field(default_factory=lambda: int(_env("TEMPORAG_THREADS", str(os.cpu_count() or 1))))
     # where torch embeds and trains: auto (a CUDA device when torch sees one, else the CPU) | cpu | cuda
-    device: str = field(default_factory=lambda: _env("TEMPORAG_DEVICE", "auto"))
+    device: str = field(default_factory=lambda: _env_choice("TEMPORAG_DEVICE", "auto", DEVICES))
     # a data file whose size or sha256 differs from the pinned release: warn (default) or fail
     data_strict: bool = field(default_factory=lambda: _env_flag("TEMPORAG_DATA_STRICT"))
 
@@ -110,6 +187,16 @@ class Settings:
         out["offline_llm"] = self.offline_llm
         out["llm_concurrency"] = self.effective_llm_concurrency  # as run, not the raw setting
         return out
+
+
+def check_environment() -> Settings:
+    """Every ``TEMPORAG_*`` setting read and checked once (a :class:`SettingError` names the first bad
+    one, its value and the values allowed) — what the command line runs before it starts any kernel."""
+    settings = Settings()
+    raw = os.environ.get("TEMPORAG_KERNEL_START_TIMEOUT")
+    if raw not in (None, ""):
+        _env_number("TEMPORAG_KERNEL_START_TIMEOUT", "60", float, 0.001, "seconds a kernel may take to start")
+    return settings
 
 
 def get_settings(**overrides) -> Settings:

@@ -10,12 +10,13 @@ export recipe, so a changed model or recipe gets a fresh export and two backends
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from temporag.cache import atomic_write, building, cache_path, content_hash, discard, file_sha256
+from temporag.cache import building, cache_path, content_hash, discard, file_sha256, has_hash, save_with_hash
 
 log = logging.getLogger(__name__)
 BACKENDS = ("torch", "onnx", "onnx-int8")
@@ -56,18 +57,43 @@ def export_path(model_dir: str | Path, backend: str, cache_dir: str | Path) -> P
 
 def build_export(model_dir: str | Path, backend: str, cache_dir: str | Path) -> Path:
     """The cached ONNX file for ``backend``, exporting (and quantising) it first if it is not there yet.
-    Several runs starting at once export it once: the others wait on its build lock, then load it."""
+    Several runs starting at once export it once: the others wait on its build lock, then load it.
+
+    An export is trusted only with the sha256 recorded when it was built and matching its bytes
+    (:func:`~temporag.cache.cache_path` removes one that differs: a garbled export loads and gives wrong
+    vectors, so loading is no check); one built before hashes were recorded is exported again.  An export
+    that is there and whole is used without taking its build lock, so a read-only cache works."""
     path = export_path(model_dir, check_backend(backend), cache_dir)
+    if _trusted(path, writable=_writable(path.parent)):
+        return path
     with building(path):
-        if path.exists():
+        if _trusted(path, writable=True):
             return path
         if backend == "onnx":
-            atomic_write(path, lambda tmp: _export_fp32(model_dir, tmp))
+            save_with_hash(path, lambda tmp: _export_fp32(model_dir, tmp))
         else:
             fp32 = build_export(model_dir, "onnx", cache_dir)
-            atomic_write(path, lambda tmp: _quantise(fp32, tmp))
+            save_with_hash(path, lambda tmp: _quantise(fp32, tmp))
         log.info("exported %s (%s) to %s", model_dir, backend, path)
     return path
+
+
+def _trusted(path: Path, writable: bool) -> bool:
+    """The export is there with its recorded hash (checked by cache_path); one without a hash is exported
+    again where the cache can be written, and used with a warning where it cannot."""
+    if not path.exists():
+        return False
+    if has_hash(path):
+        return True
+    if writable:
+        discard(path, "no sha256 recorded when it was exported: exported again")
+        return False
+    log.warning("ONNX export %s has no recorded sha256 and the cache is read-only: used unchecked", path)
+    return True
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK)
 
 
 def _export_fp32(model_dir: str | Path, out: Path) -> None:
@@ -200,5 +226,3 @@ def onnx_available() -> bool:
     import importlib.util
 
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
-
-

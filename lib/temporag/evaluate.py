@@ -291,6 +291,22 @@ def hits_by_category(
     return out
 
 
+def answered_mean(values: Sequence[float], failed: Sequence[bool] | None = None) -> dict[str, float | int]:
+    """One reader number by :func:`hits_by_category`'s rule: the mean over the answered questions
+    (``value``, NaN when none was answered, never 0), with ``n``, ``answered`` and ``failed`` beside it.
+
+    ``failed`` marks the questions whose reader call failed; a NaN in ``values`` counts as failed too."""
+    vals = np.asarray(values, dtype=float)
+    bad = np.isnan(vals) if failed is None else (np.asarray(failed, dtype=bool) | np.isnan(vals))
+    ok = ~bad
+    return {
+        "value": float(vals[ok].mean()) if ok.any() else float("nan"),
+        "n": int(len(vals)),
+        "answered": int(ok.sum()),
+        "failed": int(bad.sum()),
+    }
+
+
 def recall_by_category(
     kg, questions: Sequence, ranked: dict[str, Sequence[np.ndarray]], k: int, seed: int = 0
 ):

@@ -8,7 +8,8 @@ outside the runner (JupyterLab, plain papermill) writes to ``runs/interactive/<p
 ``results.json`` holds every number the notebook shows, the resolved parameters, the reader model,
 library version and data checksums, the per-question predictions and evidence ids, so any figure can
 be recomputed or audited, and ``llm_calls``: how many LLM calls the run made and how many failed (a
-failed call is not a wrong answer; the runner reports a run whose calls all failed as failed).  It is
+failed call is not a wrong answer; the runner reports a run whose calls all failed as failed), and
+``data_mismatches`` when a data file read differs from its pinned release (the runner names both).  It is
 rewritten atomically after every addition.
 """
 
@@ -111,6 +112,12 @@ def _llm_calls() -> dict[str, Any]:
     return call_stats()
 
 
+def _data_mismatches() -> dict[str, str]:
+    from temporag.data.paths import mismatches
+
+    return mismatches()
+
+
 class Results:
     """Collects one notebook run's outputs in its output folder (``out_dir``, else
     :func:`temporag.outputs.interactive_output_dir`: the runner always passes its staging folder)."""
@@ -184,6 +191,11 @@ class Results:
             **{k: now[k] - self._llm_before[k] for k in ("prompt_tokens", "completion_tokens")},
             "model_seconds": round(now["model_seconds"] - self._llm_before["model_seconds"], 3),
         }
+        if "unparsed" in now:  # replies that could not be parsed (counted by the client that has it)
+            self.data["llm_calls"]["unparsed"] = now["unparsed"] - self._llm_before.get("unparsed", 0)
+        mismatched = _data_mismatches()
+        if mismatched:  # the runner names them in its summary line: they reach the console
+            self.data["data_mismatches"] = mismatched
         self.data["elapsed_s"] = round(time.perf_counter() - self._t0, 1)
         return write_results_json(self.dir / "results.json", self.data)
 

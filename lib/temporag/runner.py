@@ -29,7 +29,7 @@ from pathlib import Path
 
 from temporag import __version__, outputs
 from temporag.cache import content_hash, file_sha256, save_json
-from temporag.config import REPO_ROOT, get_settings
+from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
 from temporag.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.params import ParameterError, check_given
 
@@ -50,6 +50,12 @@ class RunOutcome:
     output_dir: Path | None = None
     note: str = ""  # e.g. "2 of 6 LLM calls failed"
     kept: Path | None = None  # a failed run's outputs, beside (never in) output_dir
+    counts: str = ""  # what the run warned about, e.g. "data mismatch: full.txt; 6/10 LLM calls failed"
+
+    @property
+    def shown(self) -> str:
+        """The status as a summary line shows it, e.g. ``ok (data mismatch: full.txt)``."""
+        return f"{self.status} ({self.counts})" if self.counts else self.status
 
     def to_dict(self) -> dict:
         """JSON-ready, for a batch job that ran in another process or on another machine."""
@@ -156,12 +162,38 @@ def _is_current(out_dir: Path, executed_name: str, stamp: str) -> bool:
     return not changed
 
 
+def _read_results(results_json: Path) -> dict:
+    try:
+        data = json.loads(results_json.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def run_counts(results_json: Path) -> str:
+    """What a run warned about inside its notebook, counted for the console: data files that differ
+    from their pinned release, failed LLM calls and unparsed replies (``unparsed`` where the client
+    records it), e.g. ``data mismatch: full.txt; 6/10 LLM calls failed; 2 unparsed replies``."""
+    data = _read_results(results_json)
+    parts = []
+    mismatched = data.get("data_mismatches") or {}
+    if mismatched:
+        parts.append(f"data mismatch: {', '.join(sorted(mismatched))}")
+    calls = data.get("llm_calls") or {}
+    n, failed, unparsed = (int(calls.get(k) or 0) for k in ("calls", "failed", "unparsed"))
+    if failed:
+        parts.append(f"{failed}/{n} LLM calls failed")
+    if unparsed:
+        parts.append(f"{unparsed} unparsed repl{'y' if unparsed == 1 else 'ies'}")
+    return "; ".join(parts)
+
+
 def _llm_verdict(results_json: Path) -> tuple[str, str]:
     """("failed", why) when a run's LLM calls all failed, ("", note) otherwise (note on partial failures)."""
-    try:
-        calls = json.loads(results_json.read_text()).get("llm_calls") or {}
-    except (OSError, ValueError):
+    data = _read_results(results_json)
+    if not data:
         return "", ""
+    calls = data.get("llm_calls") or {}
     n, failed = int(calls.get("calls") or 0), int(calls.get("failed") or 0)
     cause = str(calls.get("last_error") or "").splitlines()[0][:400] if failed else ""
     if n and failed == n:
@@ -205,12 +237,30 @@ def _prepare(
     starts for a name the notebook does not declare or a value out of range.  The kernel runs in
     notebooks/, so a question file is passed as the user meant it (relative to here)."""
     source = notebook_dir / f"{name}.ipynb"
+    export_absolute_paths()  # the kernel's cwd is notebooks/: a relative TEMPORAG_DATA means the caller's
     if parameters.get("questions_file"):
         questions = str(Path(parameters["questions_file"]).expanduser().resolve())
         parameters = {**parameters, "questions_file": questions}
     declared = outputs.declared_parameters(source)
     check_given(name, parameters, declared)
+    if parameters.get("questions_file"):
+        _check_questions_file(Path(parameters["questions_file"]))
     return source, parameters, resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+
+
+def _check_questions_file(path: Path) -> None:
+    """A questions file that holds no questions (``[]``) is one line before a kernel starts (its format
+    is checked by the notebook's loader, which names file and line)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            records = json.load(f)
+    except (OSError, ValueError):
+        return  # missing, unreadable or not JSON: the loader says which and where
+    if isinstance(records, (list, dict)) and not records:
+        raise ParameterError(
+            f"questions_file={str(path)!r} holds no questions ({json.dumps(records)}): give a file with at "
+            "least one question record, or leave questions_file unset for the split"
+        )
 
 
 def current_run(
@@ -292,6 +342,7 @@ def _run_locked(
                 os.environ[key] = value
     seconds = time.perf_counter() - t0
     verdict, note = ("failed", "") if error else _llm_verdict(staging / "results.json")
+    counts = run_counts(staging / "results.json")
     if verdict == "failed":
         error = error or note
         save_json(staging / outputs.STAMP, _stamp("failed", stamp, params, seconds, note, error))
@@ -299,7 +350,14 @@ def _run_locked(
         executed = kept / executed_name
         log.error("%s failed: %s", name, error.splitlines()[0] if error else "")
         return RunOutcome(
-            name, "failed", seconds, executed if executed.exists() else None, error, out_dir, kept=kept
+            name,
+            "failed",
+            seconds,
+            executed if executed.exists() else None,
+            error,
+            out_dir,
+            kept=kept,
+            counts=counts,
         )
     if outputs.is_committed_run(params, outputs.declared_parameters(source)):
         slim_notebook(staging / executed_name)  # kept in git beside the committed figures
@@ -309,7 +367,9 @@ def _run_locked(
     outputs.publish(staging, out_dir)
     if note:
         log.warning("%s: %s", name, note)
-    return RunOutcome(name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note)
+    return RunOutcome(
+        name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note, counts=counts
+    )
 
 
 # A kernel process that dies before answering its first request ran no cell, so starting another is safe;
@@ -422,7 +482,7 @@ def reproduce(
             wait_s=wait_s,
         )
         where = f"  → {outcome.output_dir}" if outcome.output_dir else ""
-        print(f"[{outcome.status:>7}] {name:<12} {outcome.seconds:7.1f}s{where}", flush=True)
+        print(f"[{outcome.shown:>7}] {name:<12} {outcome.seconds:7.1f}s{where}", flush=True)
         if outcome.note:
             print(f"          note: {outcome.note}", flush=True)
         outcomes.append(outcome)
@@ -432,7 +492,8 @@ def reproduce(
 def summary(outcomes: list[RunOutcome]) -> str:
     lines = ["notebook      status    seconds  output"]
     for o in outcomes:
-        lines.append(f"{o.name:<13} {o.status:<9} {o.seconds:7.1f}  {o.output_dir or o.executed or ''}")
+        # o.shown: the status with what the run warned about inside its notebook, counted
+        lines.append(f"{o.name:<13} {o.shown:<9} {o.seconds:7.1f}  {o.output_dir or o.executed or ''}")
         if o.error:
             lines.append("    " + o.error.strip().splitlines()[-1][:300])
         if o.kept:

@@ -26,7 +26,7 @@ def log_file(job: Job) -> Path:
 def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
     """The closing line(s) of one job."""
     where = f" → {outcome.output_dir}" if outcome.output_dir else ""
-    printer.line(index, job.label, f"{outcome.status} {outcome.seconds:.1f} s{where}")
+    printer.line(index, job.label, f"{outcome.shown} {outcome.seconds:.1f} s{where}")
     if outcome.note:
         printer.line(index, job.label, f"note: {outcome.note}")
     if outcome.status == "failed" and outcome.error:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporag.data._read import UniqueKeys, get_int, get_str, need_dict, read_json_list
+from temporag.data.errors import require_questions
 from temporag.data.paths import data_file
 
 DATASET = "complextr"
@@ -76,7 +77,8 @@ def load_questions(
 ) -> list[DygQuestion]:
     """ComplexTR gold questions of a split, or of any file in the same format (``questions_file`` wins)."""
     if questions_file is not None:
-        return parse_questions(Path(questions_file).expanduser())
+        path = Path(questions_file).expanduser()
+        return require_questions(path, parse_questions(path))
     if split not in QUESTION_FILES:
         raise KeyError(f"unknown ComplexTR split {split!r}; known: {sorted(QUESTION_FILES)}")
     return parse_questions(data_file(QUESTION_FILES[split], DATASET, data_dir))

@@ -32,3 +32,13 @@ class MissingDataError(FileNotFoundError):
             f"shared/data (see data/README.md), or run `temporag data fetch {dataset}` "
             f"(offline: `temporag data fetch --from ../shared/data`)."
         )
+
+
+def require_questions(path: str | Path, questions: list) -> list:
+    """``questions`` when the file held some; a questions file with none (``[]``) is one line naming it,
+    not a KeyError or IndexError deep inside a notebook."""
+    if not questions:
+        raise DataFormatError(
+            path, None, "holds no questions", "a questions file needs at least one question record"
+        )
+    return questions

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag.data.errors import DataFormatError
+from temporag.data.errors import DataFormatError, require_questions
 from temporag.data.paths import data_file, open_text
 from temporag.data.tkg import TemporalKG, day_number
 
@@ -213,7 +213,8 @@ def load_questions(
 ) -> list[Question]:
     """Questions of a split, or of any file in MultiTQ's format (``questions_file`` wins)."""
     if questions_file is not None:
-        return parse_questions(Path(questions_file).expanduser())
+        path = Path(questions_file).expanduser()
+        return require_questions(path, parse_questions(path))
     if split not in QUESTION_FILES:
         raise KeyError(f"unknown MultiTQ split {split!r}; known: {sorted(QUESTION_FILES)}")
     return parse_questions(data_file(QUESTION_FILES[split], DATASET, data_dir))

@@ -124,6 +124,12 @@ def check_pinned(relative: str, path: str | Path) -> str | None:
     return _PINNED[key]
 
 
+def mismatches() -> dict[str, str]:
+    """The data files this process read that differ from their pinned release: {file name: problem}
+    (``Results`` records them in results.json, the runner names them in its summary line)."""
+    return {Path(key[0]).name: problem for key, problem in _PINNED.items() if problem}
+
+
 class CheckedText:
     """A text stream whose read errors name the file and where reading stopped (line, or byte of the
     uncompressed content), as a :class:`DataFormatError`."""

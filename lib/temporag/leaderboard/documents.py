@@ -74,12 +74,13 @@ def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
             if llm is not None and sample:
                 read = ex.read_scores(method, sample, llm, k=k_shown)
                 records = read["records"]
+                accuracy = ex.reader_mean(read, "accuracy")  # failed calls left out, counted
                 row.update(
                     {
                         "reader n": len(sample),
-                        "reader accuracy": float(read["accuracy"].mean()),
-                        "reader recall": float(read["recall"].mean()),
-                        "reader failed": int(read["failed"].sum()),
+                        "reader accuracy": accuracy["value"],
+                        "reader recall": ex.reader_mean(read, "recall")["value"],
+                        "reader failed": accuracy["failed"],
                         "LLM calls / question": float(np.mean([r.llm_calls for r in records])),
                         "reader tokens / question": float(
                             np.mean([r.prompt_tokens + r.completion_tokens for r in records])

@@ -12,13 +12,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from temporag.evaluate import squad_normalise, token_accuracy_recall
+from temporag.evaluate import answered_mean, squad_normalise, token_accuracy_recall
 from temporag.methods.ia_rag import Build, build_index
 from temporag.methods.ia_rag.corpus import QA, Doc
 from temporag.methods.ia_rag.retrieval import IARAG, VanillaRAG, chunk_vectors, score_retrieval
 
 score = score_retrieval  # LLM-free recall, tokens and latency of one retriever
-__all__ = ["IARAG", "build_index", "score", "prepare", "variants", "read_scores", "documents_for"]
+__all__ = [
+    "IARAG",
+    "build_index",
+    "score",
+    "prepare",
+    "variants",
+    "read_scores",
+    "reader_mean",
+    "documents_for",
+]
 
 K1_DEFAULT = {"TimeQA": 10, "TempReason": 20, "ComplexTR": 10}  # Appendix B.1
 
@@ -96,3 +105,10 @@ def read_scores(method, questions: Sequence[QA], llm, k: int, top_k: int = 1) ->
         "failed": failed,
         "prompt_tokens": np.array([r.prompt_tokens for r in records], dtype=float),
     }
+
+
+def reader_mean(scores: dict, metric: str = "accuracy") -> dict:
+    """One reader number of :func:`read_scores` (``accuracy``, ``recall``, ``prompt_tokens``) over the
+    questions answered, with n, answered and failed: a failed call is never a wrong answer (its per-question
+    0 stays in ``scores`` for the predictions, but no mean counts it)."""
+    return answered_mean(scores[metric], scores["failed"])

@@ -147,16 +147,29 @@ class AgentResult:
         }
 
 
-def answers_at(trace: dict, n: int) -> list[str]:
-    """From a recorded trace, the answer Algorithm 1 returns with at most ``n`` verification iterations:
-    a run with a larger N contains the run with a smaller one (attempt i+1 exists only when attempt i was
-    judged INVALID), so one run at the largest N gives every point of Fig. 4."""
+def attempt_at(trace: dict, n: int) -> dict | None:
+    """From a recorded trace, the attempt whose answer Algorithm 1 returns with at most ``n`` verification
+    iterations: a run with a larger N contains the run with a smaller one (attempt i+1 exists only when
+    attempt i was judged INVALID), so one run at the largest N gives every point of Fig. 4."""
     attempts = trace["attempts"]
     for i, attempt in enumerate(attempts):
         verdict = attempt.get("verdict")
         if i == n or verdict is None or verdict["valid"]:
-            return attempt["answers"]
-    return attempts[-1]["answers"] if attempts else []
+            return attempt
+    return attempts[-1] if attempts else None
+
+
+def answers_at(trace: dict, n: int) -> list[str]:
+    """The answer Algorithm 1 returns with at most ``n`` verification iterations (:func:`attempt_at`)."""
+    attempt = attempt_at(trace, n)
+    return attempt["answers"] if attempt is not None else []
+
+
+def failed_at(trace: dict, n: int) -> bool:
+    """Whether the answer at ``n`` verification iterations is a failed model call (``llm_error``): such a
+    question has no answer to score, it is left out of Hits@1 and counted as failed."""
+    attempt = attempt_at(trace, n)
+    return attempt is None or attempt.get("outcome") == "llm_error"
 
 
 _NO_ANSWER = {"", "unknown", "none", "n/a", "no answer", "i don't know"}

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from temporag import plots
-from temporag.evaluate import hits_at_k, hits_by_category
-from temporag.methods.sar.agent import answers_at
+from temporag.evaluate import answered_mean, hits_at_k, hits_by_category
+from temporag.methods.sar.agent import answers_at, failed_at
 from temporag.reported import paper_value
 
 COLUMNS = ("Overall", "Single", "Multiple", "Entity", "Time")
@@ -26,14 +26,32 @@ N_GRID = (0, 1, 2, 3, 4)  # Fig. 4
 # -- scores --------------------------------------------------------------------------------------------
 
 
-def hits(questions: Sequence, answers: Sequence[Sequence[str]]) -> np.ndarray:
-    """Per-question strict Hits@1 (MultiTQ rule)."""
-    return hits_at_k(list(answers), list(questions), (1,), "strict")[1]
+def hits(questions: Sequence, answers: Sequence[Sequence[str]], failed=None) -> np.ndarray:
+    """Per-question strict Hits@1 (MultiTQ rule); NaN where ``failed`` marks a failed model call (no answer
+    to score: :func:`reader_hits` leaves it out of the mean and counts it)."""
+    out = hits_at_k(list(answers), list(questions), (1,), "strict")[1]
+    if failed is not None:
+        out[np.asarray(failed, dtype=bool)] = np.nan
+    return out
 
 
 def answers_of(records: Sequence, n: int | None = None) -> list[list[str]]:
     """Each record's answers, or (``n`` given) the answers with at most ``n`` verification iterations."""
     return [list(r.answers) if n is None else answers_at(r.trace, n) for r in records]
+
+
+def failed_of(records: Sequence, n: int | None = None) -> list[bool]:
+    """Whether each record's answer (at most ``n`` verification iterations when given) is a failed call."""
+    if n is None:
+        return [r.error is not None for r in records]
+    return [failed_at(r.trace, n) if r.trace else r.error is not None for r in records]
+
+
+def reader_hits(questions: Sequence, records: Sequence, n: int | None = None) -> dict:
+    """Strict Hits@1 of pipeline records over the questions answered, with n, answered and failed: a
+    failed LLM call is never a wrong answer (``evaluate.hits_by_category``'s rule)."""
+    failed = failed_of(records, n)
+    return answered_mean(hits(questions, answers_of(records, n), failed), failed)
 
 
 def score_row(
@@ -49,8 +67,8 @@ def score_row(
 
 
 def record_row(method: str, how: str, questions: Sequence, records: Sequence, n: int | None = None) -> dict:
-    """:func:`score_row` of pipeline records (failed calls from their ``error``)."""
-    return score_row(method, how, questions, answers_of(records, n), [r.error is not None for r in records])
+    """:func:`score_row` of pipeline records (failed calls: the answer at ``n`` is a failed call)."""
+    return score_row(method, how, questions, answers_of(records, n), failed_of(records, n))
 
 
 def paper_row(source: str, row: str, how: str) -> dict:
@@ -75,9 +93,16 @@ def table2_paper_rows() -> list[dict]:
     return [paper_row("Table 2", row, "paper, GPT-4.1") for row in ("SAR", "w/o Decompose", "w/o Validation")]
 
 
-def hits_over_n(questions: Sequence, records: Sequence, ns: Sequence[int] = N_GRID) -> dict[int, float]:
-    """Hits@1 with at most N verification iterations, read from traces of one run at the largest N."""
-    return {n: float(hits(questions, answers_of(records, n)).mean()) for n in ns}
+def hits_over_n(questions: Sequence, records: Sequence, ns: Sequence[int] = N_GRID) -> pd.DataFrame:
+    """Hits@1 with at most N verification iterations, read from traces of one run at the largest N: one
+    row per N with the questions answered and failed at that N (a failed call is left out, never 0)."""
+    rows = []
+    for n in ns:
+        score = reader_hits(questions, records, n)
+        rows.append(
+            {"N": n, "hits@1": score["value"], "answered": score["answered"], "failed": score["failed"]}
+        )
+    return pd.DataFrame(rows, columns=["N", "hits@1", "answered", "failed"])
 
 
 def outcomes(records: Sequence) -> dict[str, int]:
@@ -141,12 +166,15 @@ def k_sweep(
             "evidence_facts": float(np.mean([len(e) for e in evidence])),
             "reader_hits": np.nan,
             "reader_n": len(sweep_questions),
+            "reader_failed": 0,
         }
         if llm is not None and sweep_questions:
             ids = [evidence[position[q.quid]] for q in sweep_questions]
             retrieval = Retrieval(ids, np.zeros(len(ids)))
             read = method.read(llm, sweep_questions, retrieval, progress=progress)
-            row["reader_hits"] = float(hits(sweep_questions, [r.answers for r in read]).mean())
+            failed = [r.error is not None for r in read]
+            score = answered_mean(hits(sweep_questions, [r.answers for r in read], failed))
+            row.update(reader_hits=score["value"], reader_failed=score["failed"])
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -180,7 +208,15 @@ def compare_rows(results, rows: Sequence[dict], source: str, prefix: str, column
         for column in columns:
             value = row[column] if row[column] == row[column] else None
             ref = PaperRef("sar", source, paper_row_name, column)
-            results.compare(f"{key}/{column}", value, ref, n=row["n"], reader=row["how"], rule="strict")
+            results.compare(
+                f"{key}/{column}",
+                value,
+                ref,
+                n=row["n"],
+                reader=row["how"],
+                rule="strict",
+                failed=row["failed"],
+            )
 
 
 #: The headline rows: label → metric key ({model} is the reader's name).
@@ -378,6 +414,9 @@ def fig_k(frame: pd.DataFrame, paper_points: dict[int, float]):
         if col in frame and frame[col].notna().any():
             if col == "reader_hits":
                 label += f" n={int(frame['reader_n'].iloc[0])}"
+                failed = int(frame["reader_failed"].sum()) if "reader_failed" in frame else 0
+                if failed:  # left out of the points, never plotted as 0
+                    label += f", {failed} failed calls left out"
             ax.plot(ks, frame[col], ls=ls, marker=marker, label=label)
     if paper_points:
         ax.plot(
@@ -398,14 +437,22 @@ def fig_k(frame: pd.DataFrame, paper_points: dict[int, float]):
     return fig
 
 
+#: a Fig. 4 column ``<curve> failed`` counts the failed calls left out of ``<curve>`` at each N
+FAILED_SUFFIX = " failed"
+
+
 def fig_n(frame: pd.DataFrame):
     """Fig. 4: Hits@1 over the verification budget N for each policy (one run per policy at the largest N)."""
     import matplotlib.pyplot as plt
 
     plots.use_house_style()
     fig, ax = plt.subplots()
-    for col in [c for c in frame.columns if c != "N"]:
-        ax.plot(frame["N"], frame[col], marker="o", label=col)
+    for col in [c for c in frame.columns if c != "N" and not str(c).endswith(FAILED_SUFFIX)]:
+        label, failed = col, frame.get(f"{col}{FAILED_SUFFIX}")
+        if failed is not None and failed.sum():  # left out of the points, never plotted as 0
+            counts = [f"N={n} {int(k)}" for n, k in zip(frame["N"], failed) if k > 0]
+            label += f"; failed calls left out: {', '.join(counts)}"
+        ax.plot(frame["N"], frame[col], marker="o", label=label)
     ax.axvline(2, ls=":", color="grey")
     ax.text(2.05, 0.02, "paper's default N = 2", fontsize=7, color="grey")
     ax.set_xticks(frame["N"].tolist())

@@ -136,13 +136,16 @@ def retrieval_predictions(questions: Sequence, retrieval: Retrieval, k: int = 20
     ]
 
 
-def reader_table(results, scores: dict, reader: str, failed: int):
-    """Hits@1 of the reader under both rules (``semantic_reader/hits@1_<rule>``), no paper counterpart."""
+def reader_table(results, scores: dict, reader: str, failed: int | None = None):
+    """Hits@1 of the reader under both rules (``semantic_reader/hits@1_<rule>``), no paper counterpart,
+    with n, answered and failed beside each number (``scores`` from ``evaluate.hits_by_category``: a
+    failed call is left out of the mean, never scored as wrong; ``failed`` is read from it)."""
     import pandas as pd
 
     rows = []
+    n, answered = scores["n"]["Overall"], scores["answered"]["Overall"]
+    failed = scores["failed"]["Overall"]
     for rule, label in evaluate.RULES.items():
-        n = scores["n"]["Overall"]
         results.compare(
             f"semantic_reader/hits@1_{rule}",
             scores[rule]["Overall"],
@@ -150,8 +153,11 @@ def reader_table(results, scores: dict, reader: str, failed: int):
             reader=reader,
             rule=rule,
             failed=failed,
+            answered=answered,
         )
-        rows.append({"rule": label, "Hits@1": scores[rule]["Overall"], "n": n})
+        rows.append(
+            {"rule": label, "Hits@1": scores[rule]["Overall"], "n": n, "answered": answered, "failed": failed}
+        )
     table = pd.DataFrame(rows)
     table["reader"] = reader
     return table

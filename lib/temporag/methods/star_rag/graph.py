@@ -146,23 +146,38 @@ def load_or_build(
 
     params = params or GraphParams()
     path = graph_cache_path(kg, params)
+    if cache and path.exists():  # an entry that is there is read without its build lock (read-only cache)
+        graph = _load_cached(path)
+        if graph is not None:
+            return graph
     with building(path) if cache else contextlib.nullcontext():
         return _load_or_build(kg, params, path, progress, cache)
 
 
-def _load_or_build(kg: TemporalKG, params: GraphParams, path, progress: bool, cache: bool) -> RuleGraph:
-    from temporag.cache import load_pickle, save_pickle
+def _load_cached(path) -> RuleGraph | None:
+    """The cached graph, or None when the entry is missing or unreadable (removed: it gets rebuilt)."""
+    from temporag.cache import load_pickle
 
-    if cache and path.exists():
-        t0 = time.perf_counter()
-        try:
-            graph = load_pickle(path)
-        except Exception as exc:  # noqa: BLE001 - an unreadable cache entry costs a rebuild, not the run
-            log.warning(
-                "rule-graph cache %s is unreadable (%s: %s); rebuilding it", path, type(exc).__name__, exc
-            )
-        else:
-            graph.timings = {**graph.timings, "load": time.perf_counter() - t0, "loaded_from_cache": 1.0}
+    if not path.exists():
+        return None
+    t0 = time.perf_counter()
+    try:
+        graph = load_pickle(path)
+    except Exception as exc:  # noqa: BLE001 - an unreadable cache entry costs a rebuild, not the run
+        log.warning(
+            "rule-graph cache %s is unreadable (%s: %s); rebuilding it", path, type(exc).__name__, exc
+        )
+        return None
+    graph.timings = {**graph.timings, "load": time.perf_counter() - t0, "loaded_from_cache": 1.0}
+    return graph
+
+
+def _load_or_build(kg: TemporalKG, params: GraphParams, path, progress: bool, cache: bool) -> RuleGraph:
+    from temporag.cache import save_pickle
+
+    if cache:
+        graph = _load_cached(path)
+        if graph is not None:
             return graph
     graph = build_rule_graph(kg, params, progress=progress)
     if cache:

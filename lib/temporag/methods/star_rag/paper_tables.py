@@ -50,8 +50,25 @@ def positions_in(questions: Sequence, subset: Sequence) -> list[int]:
 
 
 def reader_scores(reads: Mapping[str, list], questions: Sequence, ks=(1, 5, 10)) -> dict[str, dict]:
-    """Strict Hits@k (MultiTQ's rule) per method, per question."""
-    return {name: evaluate.hits_at_k([r.answers for r in res], questions, ks) for name, res in reads.items()}
+    """Strict Hits@k (MultiTQ's rule) per method, per question; NaN where the reader call failed (no
+    answer to score: :func:`hit_rate` leaves it out of the mean and counts it, never a wrong answer)."""
+    return {
+        name: failed_as_nan(evaluate.hits_at_k([r.answers for r in res], questions, ks), res)
+        for name, res in reads.items()
+    }
+
+
+def failed_as_nan(hits: dict, reads: Sequence) -> dict:
+    """Per-question Hits@k with NaN where the read (a ReaderResult or a record) carries an error."""
+    failed = np.array([r.error is not None for r in reads], dtype=bool)
+    for values in hits.values():
+        values[failed] = np.nan
+    return hits
+
+
+def hit_rate(values) -> dict:
+    """A Hit@k over the answered questions, with n, answered and failed (``evaluate.answered_mean``)."""
+    return evaluate.answered_mean(values)
 
 
 def reader_usage(reads: Mapping[str, list]) -> dict[str, dict]:
@@ -94,7 +111,10 @@ def table2_multitq(results, hits: Mapping, reader: str, n: int) -> pd.DataFrame:
             else:
                 ref = paper_ref("Table 4", "STAR-RAG-no-rule", "Acc.") if k == 1 else None
             key = f"table2/MultiTQ/{name}/hits@{k}"
-            row = results.compare(key, hits[name][k].mean(), ref, n=n, reader=reader, rule=STRICT)
+            score = hit_rate(hits[name][k])
+            row = results.compare(
+                key, score["value"], ref, n=n, reader=reader, rule=STRICT, failed=score["failed"]
+            )
             rows.append({"method": label, "k": k, **row})
     return comparison_frame(rows)
 
@@ -111,16 +131,18 @@ def _other_dataset_row(dataset: str, params, reader_style: str, llm, n: int, rea
         return {
             **row,
             "status": status,
+            "failed": None,
             **{f"Hit@{k}": None for k in refs},
             **{f"paper Hit@{k}": refs[k] for k in refs},
         }
     sample = questions[:n]
     records = build(kg, params, reader_style=reader_style).pipeline(sample, llm, progress=False)
-    hits = evaluate.hits_at_k([r.answers for r in records], sample, tuple(refs))
+    hits = failed_as_nan(evaluate.hits_at_k([r.answers for r in records], sample, tuple(refs)), records)
     return {
         **row,
         "status": f"ran on {len(sample)} questions",
-        **{f"Hit@{k}": float(hits[k].mean()) for k in refs},
+        "failed": hit_rate(hits[1])["failed"],
+        **{f"Hit@{k}": hit_rate(hits[k])["value"] for k in refs},
         **{f"paper Hit@{k}": refs[k] for k in refs},
     }
 
@@ -132,6 +154,7 @@ def table2_other_datasets(params, reader_style: str, llm, n: int, reader: str) -
         "data set",
         "status",
         "reader",
+        "failed",
         "Hit@1",
         "Hit@5",
         "Hit@10",
@@ -181,13 +204,15 @@ def table4(results, hits: Mapping, retrievals: Mapping, usage: Mapping, reader: 
     backbone rows need a served model; with one, it fills the STAR-RAG+⟨model⟩ row."""
     rows = []
     for name in ("STAR-RAG-no-rule", "STAR-RAG-uniform", "STAR-RAG"):
+        score = hit_rate(hits[name][1])
         accuracy = results.compare(
             f"table4/{name}/hits@1",
-            hits[name][1].mean(),
+            score["value"],
             paper_ref("Table 4", name, "Acc."),
             n=n,
             reader=reader,
             rule=STRICT,
+            failed=score["failed"],
         )
         seconds = results.compare(
             f"table4/{name}/seconds",
@@ -198,6 +223,7 @@ def table4(results, hits: Mapping, retrievals: Mapping, usage: Mapping, reader: 
         )
         rows.append(
             _table4_row(name, reader, n, accuracy["kit"], accuracy["paper"], seconds["kit"], seconds["paper"])
+            | {"failed": score["failed"]}
         )
     for backbone in BACKBONES[:1] if served else BACKBONES:
         acc_ref, time_ref = (
@@ -206,17 +232,13 @@ def table4(results, hits: Mapping, retrievals: Mapping, usage: Mapping, reader: 
         )
         if served:
             kit_time = seconds_per_question(retrievals["STAR-RAG"], usage["STAR-RAG"])
+            score = hit_rate(hits["STAR-RAG"][1])
             row = _table4_row(
-                f"STAR-RAG+{reader}",
-                reader,
-                n,
-                float(hits["STAR-RAG"][1].mean()),
-                acc_ref,
-                kit_time,
-                time_ref,
-            )
+                f"STAR-RAG+{reader}", reader, n, score["value"], acc_ref, kit_time, time_ref
+            ) | {"failed": score["failed"]}
         else:
             row = _table4_row(backbone, "not run: no endpoint configured", 0, None, acc_ref, None, time_ref)
+            row["failed"] = None
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -287,19 +309,24 @@ def hits_grid(
     llm, star, sweep: Mapping, questions: Sequence, reader_questions: Sequence, grid, n: int, seed: int
 ):
     """Fig. 5 with the reader: strict Hit@1 of a seeded sample of ``n`` reader questions for every
-    (K1, K2) of ``sweep`` (swept over ``questions``)."""
+    (K1, K2) of ``sweep`` (swept over ``questions``), and the failed calls of each cell (left out of its
+    Hit@1; a cell whose calls all failed is NaN, never 0).  Returns (Hit@1 grid, n, failed grid)."""
     positions = positions_in(questions, reader_questions)
     rng = np.random.default_rng(seed + 2)
     chosen = sorted(rng.choice(len(positions), size=min(n, len(positions)), replace=False).tolist())
     sample = [reader_questions[i] for i in chosen]
     rows = [positions[i] for i in chosen]
     matrix = np.zeros((len(grid), len(grid)))
+    failed = np.zeros((len(grid), len(grid)), dtype=int)
     for i, k1 in enumerate(grid):
         for j, k2 in enumerate(grid):
             retrieval = Retrieval([sweep[(k1, k2)][p] for p in rows], np.zeros(len(rows)))
             reads = star.read(llm, sample, retrieval, progress=False, desc=f"reader K1={k1} K2={k2}")
-            matrix[i, j] = evaluate.hits_at_k([r.answers for r in reads], sample, (1,))[1].mean()
-    return matrix, len(sample)
+            score = hit_rate(
+                failed_as_nan(evaluate.hits_at_k([r.answers for r in reads], sample, (1,)), reads)[1]
+            )
+            matrix[i, j], failed[i, j] = score["value"], score["failed"]
+    return matrix, len(sample), failed
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -323,12 +350,12 @@ def summary_table(graph, recall: Mapping, hits: Mapping, usage: Mapping, reader:
         ),
         (
             f"Hit@1 STAR-RAG ({reader}, n={n})",
-            f"{hits['STAR-RAG'][1].mean():.3f}",
+            _shown(hit_rate(hits["STAR-RAG"][1])),
             f"{paper_ref('Table 2', 'STAR-RAG', 'Hit@1').value():.3f}",
         ),
         (
             "Hit@1 no-rule",
-            f"{hits['STAR-RAG-no-rule'][1].mean():.3f}",
+            _shown(hit_rate(hits["STAR-RAG-no-rule"][1])),
             f"{paper_ref('Table 4', 'STAR-RAG-no-rule', 'Acc.').value():.3f}",
         ),
         (
@@ -338,6 +365,12 @@ def summary_table(graph, recall: Mapping, hits: Mapping, usage: Mapping, reader:
         ),
     ]
     return pd.DataFrame(rows, columns=["quantity", "kit", "paper"])
+
+
+def _shown(score: dict) -> str:
+    """A Hit@1 as the summary prints it, with the failed calls left out named beside it."""
+    failed = f" ({score['failed']} failed calls left out)" if score["failed"] else ""
+    return f"{score['value']:.3f}{failed}"
 
 
 PREDICTION_KEYS = {"STAR-RAG": "star_rag", "STAR-RAG-no-rule": "no_rule", "STAR-RAG-uniform": "uniform"}

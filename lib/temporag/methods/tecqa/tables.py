@@ -77,6 +77,7 @@ def table1_frame(scores: Mapping, reader: str):
     )
     frame = pd.DataFrame(rows)[["model", "rule", *TABLE1_COLUMNS]]
     frame["n"] = pd.array([scores["n"]["Overall"]] * 2 + [None], dtype="Int64")
+    frame["failed"] = pd.array([scores["failed"]["Overall"]] * 2 + [None], dtype="Int64")  # left out
     return frame
 
 
@@ -92,6 +93,7 @@ def record_table1(results, scores: Mapping, reader: str) -> None:
                 n=scores["n"][column],
                 reader=reader,
                 rule=rule,
+                failed=scores["failed"][column],  # failed calls: left out of the mean, counted
             )
 
 
@@ -109,6 +111,7 @@ def table2_frame(
             row[f"{column} (kit strict)"] = scores[name]["strict"][column]
             row[f"{column} (paper)"] = paper("Table 2", name, column).value()
         row["Overall (kit lenient)"] = scores[name]["lenient"]["Overall"]
+        row["failed"] = scores[name]["failed"]["Overall"]  # reader calls left out of the kit's numbers
         row["shown-context answer recall (all questions)"] = float(shown_recall[name].mean())
         rows.append(row)
         results.compare(
@@ -118,6 +121,7 @@ def table2_frame(
             n=readers_n,
             reader=reader,
             rule="strict",
+            failed=scores[name]["failed"]["Overall"],
         )
         shown = row["shown-context answer recall (all questions)"]
         results.metric(f"table2/{name}/shown_answer_recall", shown, n=len(shown_recall[name]))

@@ -182,6 +182,8 @@ def table3_rows(scores: dict, reader: str, paper_row: dict) -> list[dict]:
             "rule": rule,
             **{c: scores[rule][c] for c in COLUMNS},
             "answers listed (mean)": scores["listed"],
+            "answered": scores["answered"]["Overall"],
+            "failed": scores["failed"]["Overall"],
         }
         for rule in ("strict", "lenient", "whole")
     ]
@@ -191,6 +193,8 @@ def table3_rows(scores: dict, reader: str, paper_row: dict) -> list[dict]:
             "rule": "whole",
             **paper_row,
             "answers listed (mean)": None,
+            "answered": None,
+            "failed": None,
         }
     )
     return rows
@@ -213,6 +217,7 @@ def record_table3(results, scores: dict, reader: str):
                 n=scores["answered"][c],
                 reader=reader,
                 rule=RULE_NAMES[rule],
+                failed=scores["failed"][c],  # failed calls: left out of n and the mean, counted
             )
     results.metric(
         "table3/answers_listed_mean", scores["listed"], reader=reader, n=scores["answered"]["Overall"]
@@ -236,6 +241,7 @@ def record_table5(results, scores: dict, recall15: dict, reader: str):
             n=sc["answered"]["Overall"],
             reader=reader,
             rule=WHOLE,
+            failed=sc["failed"]["Overall"],
         )
         results.metric(f"table5/{name}/hits@1_strict", sc["strict"]["Overall"], reader=reader)
         results.metric(f"table5/{name}/recall@15", float(recall15[name].mean()), n=len(recall15[name]))
@@ -245,6 +251,8 @@ def record_table5(results, scores: dict, recall15: dict, reader: str):
                 **{f"Hits@1 {r}": sc[r]["Overall"] for r in ("strict", "lenient", "whole")},
                 "paper Hit@1": ref.value(),
                 "answer recall@15 (all questions)": float(recall15[name].mean()),
+                "answered": sc["answered"]["Overall"],
+                "failed": sc["failed"]["Overall"],
             }
         )
     return pd.DataFrame(rows)

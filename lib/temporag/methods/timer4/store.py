@@ -144,21 +144,27 @@ class KnowledgeStore:
         """The inverted-file index over the triple vectors (trained once, cached on disk)."""
         import faiss
 
-        from temporag.cache import cache_path
+        from temporag.cache import adopt, cache_path, discard, save_with_hash
 
         nlist = min(self.nlist, max(1, len(self.triple_vectors) // 39))
+        # cache_path checks the entry against the hash recorded when it was written (removed when it
+        # differs); an entry from before hashes were is checked by reading it
         path = cache_path("timer4_ivf", content_hash(self.triple_vectors, nlist), ".faiss", self.cache_dir)
+        index = None
         if path.exists():
-            index = faiss.read_index(str(path))
-        else:
+            try:
+                index = faiss.read_index(str(path))
+            except RuntimeError as exc:  # cut short or garbled: rebuilt, not an error on every re-run
+                discard(path, f"faiss cannot read it ({str(exc).strip().splitlines()[-1][:200]})")
+            else:
+                adopt(path)
+        if index is None:
             quantizer = faiss.IndexFlatIP(self.triple_vectors.shape[1])
             dim = self.triple_vectors.shape[1]
             index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
             index.train(self.triple_vectors)
             index.add(self.triple_vectors)
-            from temporag.cache import atomic_write
-
-            atomic_write(path, lambda tmp: faiss.write_index(index, str(tmp)))
+            save_with_hash(path, lambda tmp: faiss.write_index(index, str(tmp)))
         index.nprobe = min(self.nprobe, nlist)
         return index
 

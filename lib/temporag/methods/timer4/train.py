@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag.cache import content_hash, save_json
+from temporag.cache import check_folder, content_hash, record_folder, save_json
 from temporag.config import embedder_path, get_settings, torch_device
 from temporag.methods.timer4.negatives import TrainingExample
 from temporag.methods.timer4.store import DATE_WEIGHT, date_text
@@ -230,7 +230,7 @@ def train_retriever(
     root = Path(cache_dir) if cache_dir is not None else settings.cache_dir
     target = root / "timer4_retriever" / key
     pairs = 4 * len(examples)
-    if (target / "timer4_training.json").exists():
+    if (target / "timer4_training.json").exists() and check_folder(target):  # a bad model is retrained
         meta = __import__("json").loads((target / "timer4_training.json").read_text())
         return TrainedRetriever(
             target,
@@ -287,6 +287,7 @@ def train_retriever(
                 "device": device,
             },
         )
+        record_folder(tmp)  # the hash of every file (model.safetensors ...), checked before it is trusted
         os.replace(tmp, target)
     except OSError:
         if not (target / "timer4_training.json").exists():
