@@ -858,7 +858,7 @@ class LLM:
         remaining items are answered from the cache where they can be and recorded as failed (with
         the cause) where they cannot, without a request.
         """
-        from tqdm.auto import tqdm
+        from temporag.progress import tqdm
 
         items = list(batch)
         out: list[LLMResponse] = []
