@@ -19,6 +19,7 @@ import os
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,7 +34,8 @@ WRITE_EVERY_S = 1.0  # the kernel rewrites the file at most this often (and when
 POLL_S = 1.0  # the runner looks at it this often
 
 _LOCK = threading.Lock()
-_OPEN: dict[int, Any] = {}  # id(bar) → bar, in the order they opened (outer loops first)
+# id(bar) → bar, in the order they opened (outer loops first); a bar dropped without being closed leaves
+_OPEN: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 _LAST_WRITE = [0.0]
 
 
@@ -80,7 +82,7 @@ def _write(force: bool = False) -> None:
         return
     with _LOCK:
         _LAST_WRITE[0] = now
-        state = {"time": time.time(), "pid": os.getpid(), "bars": [_state(b) for b in _OPEN.values()]}
+        state = {"time": time.time(), "pid": os.getpid(), "bars": [_state(b) for b in list(_OPEN.values())]}
         tmp = f"{path}.{os.getpid()}.tmp"
         try:
             with open(tmp, "w", encoding="utf-8") as f:
