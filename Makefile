@@ -124,8 +124,17 @@ lint: setup
 bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
+# JupyterLab on the whole checkout (notebooks/, figures/, runs/, runbooks/ in its file browser), on LAB_PORT of
+# this machine only (localhost: reach it from a laptop through an SSH tunnel, as printed).  A notebook of
+# notebooks/ is saved without its outputs (lib/temporag/nbstrip.py), so running one leaves `git status` clean.
+LAB_PORT ?= 8888
+LAB_ARGS = --ServerApp.root_dir='$(CURDIR)' --port=$(LAB_PORT) --ServerApp.port_retries=0 \
+  --ContentsManager.pre_save_hook=temporag.nbstrip.lab_pre_save
 lab: setup
-	$(BIN)/jupyter lab notebooks/ $(LAB_FLAGS)
+	@echo "JupyterLab: $(CURDIR) on port $(LAB_PORT) of $$(hostname) (localhost only)."
+	@echo "From a laptop: ssh -N -L $(LAB_PORT):localhost:$(LAB_PORT) $${USER:-$$(id -un)}@$$(hostname -f 2>/dev/null || hostname)"
+	@echo "  then open the http://localhost:$(LAB_PORT)/lab?token=... address printed below (port taken? make lab LAB_PORT=8890)"
+	$(BIN)/jupyter lab $(LAB_ARGS) $(LAB_FLAGS)
 
 # Debian's headless Chromium for the browser tests (browser downloads are not used); CI fails without it
 browser:

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -42,10 +44,41 @@ def _make_lab_line(tmp_path: Path) -> str:
     return line.strip()
 
 
+def _make_lab_lines(tmp_path: Path, *overrides: str) -> list[str]:
+    """Every command ``make lab`` runs after setup (with setup treated as done)."""
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    out = subprocess.run(
+        ["make", "-n", "-s", "-C", str(REPO), "lab", f"STAMP={stamp}", *overrides],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = out.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith('echo "JupyterLab: '))
+    return [ln.strip() for ln in lines[start:]]
+
+
 def test_make_lab_allows_root_only_when_root(tmp_path):
     line = _make_lab_line(tmp_path)
-    assert line.startswith(".venv/bin/jupyter lab notebooks/")
+    assert line.startswith(f".venv/bin/jupyter lab --ServerApp.root_dir='{REPO}' --port=8888 ")
+    assert "--ServerApp.port_retries=0" in line  # the port the SSH hint names, or a clear error
     assert ("--allow-root" in line) == (os.getuid() == 0)
+
+
+def test_make_lab_opens_the_checkout_and_says_how_to_reach_it_over_ssh(tmp_path):
+    lines = _make_lab_lines(tmp_path, "LAB_PORT=8123")
+    script = "\n".join(ln for ln in lines if ln.startswith("echo "))
+    said = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    user = os.environ.get("USER") or subprocess.run(["id", "-un"], capture_output=True, text=True).stdout
+    user = user.strip()
+    assert f"JupyterLab: {REPO} on port 8123 of {socket.gethostname()}" in said
+    assert re.search(rf"From a laptop: ssh -N -L 8123:localhost:8123 {re.escape(user)}@\S+", said), said
+    assert "http://localhost:8123/lab?token=" in said
+    [lab] = [ln for ln in lines if "jupyter lab" in ln]
+    assert "--port=8123" in lab and f"--ServerApp.root_dir='{REPO}'" in lab
+    # notebooks/ saved as git keeps them: running one in Lab leaves `git status` clean
+    assert "--ContentsManager.pre_save_hook=temporag.nbstrip.lab_pre_save" in lab
 
 
 def _free_port() -> int:
@@ -85,6 +118,63 @@ MODEL_TEXT_JS = """() => window.jupyterapp.shell.currentWidget.content.widgets
   .map(o => [].concat(o.text || (o.data && o.data['text/plain']) || []).join('')).join('\\n')"""
 
 
+@contextmanager
+def _lab(root: Path, tmp_path: Path, shared_data: Path, extra_env: dict[str, str]) -> Iterator[tuple[str, str]]:  # noqa: E501
+    """JupyterLab serving ``root`` with the flags ``make lab`` adds (--allow-root as root) on a free port;
+    yields (base URL, token) and shuts it down."""
+    make_line = _make_lab_line(tmp_path)
+    flags = [f for f in make_line.split() if f == "--allow-root" or f.startswith("--ContentsManager.")]
+    port, token = _free_port(), secrets.token_hex(16)
+    jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent)) or "jupyter"
+    cmd = [
+        jupyter,
+        "lab",
+        f"--ServerApp.root_dir={root}",
+        *flags,
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={token}",
+        "--LabApp.expose_app_in_browser=True",
+        "--ServerApp.open_browser=False",
+    ]
+    env = {
+        **os.environ,
+        "TEMPORAG_DATA": str(shared_data),
+        "TEMPORAG_THREADS": "1",
+        "PYTHONPATH": str(REPO / "lib"),
+        **extra_env,
+    }
+    log = tmp_path / "lab.log"
+    server = subprocess.Popen(cmd, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT, cwd=root)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for_server(f"{base}/api/status?token={token}", server, log)
+        yield base, token
+    finally:
+        try:
+            urllib.request.urlopen(
+                urllib.request.Request(f"{base}/api/shutdown?token={token}", method="POST"), timeout=10
+            )
+        except OSError:
+            pass
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def _open_notebook(page, base: str, token: str, path: str) -> None:
+    page.goto(f"{base}/lab/tree/{path}?token={token}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
+    page.wait_for_function(
+        "() => { const p = window.jupyterapp.shell.currentWidget; "
+        "return p && p.sessionContext && p.sessionContext.session && "
+        "p.sessionContext.session.kernel && p.sessionContext.session.kernel.status === 'idle'; }",
+        timeout=180_000,
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.notebook
 @pytest.mark.browser
@@ -99,46 +189,15 @@ def test_jupyterlab_runs_the_tour_in_a_browser(tmp_path, shared_data):
     params.source = re.sub(r"^output_dir = None", f"output_dir = {str(out_dir)!r}", params.source, flags=re.M)
     nbformat.write(nb, root / "00_tour.ipynb")
 
-    make_line = _make_lab_line(tmp_path)
-    flags = make_line.split("jupyter lab notebooks/", 1)[1].split()  # what `make lab` adds (--allow-root)
-    port, token = _free_port(), secrets.token_hex(16)
-    jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent)) or "jupyter"
-    cmd = [
-        jupyter,
-        "lab",
-        str(root),
-        *flags,
-        "--no-browser",
-        f"--port={port}",
-        "--ServerApp.ip=127.0.0.1",
-        f"--IdentityProvider.token={token}",
-        "--LabApp.expose_app_in_browser=True",
-        "--ServerApp.open_browser=False",
-    ]
     env = {
-        **os.environ,
-        "TEMPORAG_DATA": str(shared_data),
-        "TEMPORAG_THREADS": "1",
-        "PYTHONPATH": str(REPO / "lib"),
         # the reference embedder, as the notebook smoke tests (the int8 run's DOM once lacked the tour's
         # "profile=smoke" line: the page had been scrolled to the end; that line is now read from the model)
         "TEMPORAG_EMBED_BACKEND": "torch",
     }
-    log = tmp_path / "lab.log"
-    server = subprocess.Popen(cmd, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT, cwd=root)
-    base = f"http://127.0.0.1:{port}"
     errors: list[str] = []
-    try:
-        _wait_for_server(f"{base}/api/status?token={token}", server, log)
+    with _lab(root, tmp_path, shared_data, env) as (base, token):
         with browser_page(errors) as page:
-            page.goto(f"{base}/lab/tree/00_tour.ipynb?token={token}")
-            page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
-            page.wait_for_function(
-                "() => { const p = window.jupyterapp.shell.currentWidget; "
-                "return p && p.sessionContext && p.sessionContext.session && "
-                "p.sessionContext.session.kernel && p.sessionContext.session.kernel.status === 'idle'; }",
-                timeout=180_000,
-            )
+            _open_notebook(page, base, token, "00_tour.ipynb")
             page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
             deadline = time.monotonic() + RUN_TIMEOUT_S
             while True:
@@ -166,18 +225,66 @@ def test_jupyterlab_runs_the_tour_in_a_browser(tmp_path, shared_data):
             texts = page.locator(".jp-OutputArea-output").all_inner_texts()
             assert not [t for t in texts if "Error displaying widget" in t or "Traceback" in t]
             assert "profile=smoke: 40 of" in page.evaluate(MODEL_TEXT_JS)
-    finally:
-        try:
-            urllib.request.urlopen(
-                urllib.request.Request(f"{base}/api/shutdown?token={token}", method="POST"), timeout=10
-            )
-        except OSError:
-            pass
-        try:
-            server.wait(60)
-        except subprocess.TimeoutExpired:
-            server.kill()
     data = json.loads((out_dir / "results.json").read_text())  # written by the live kernel
+    # every figure the run saved is shown in its cell in JupyterLab, once (issue 24)
+    assert sum("image/png" in o for c in state["cells"] for o in c["outputs"]) == len(data["figures"]) == 2
     assert data["parameters"]["profile"] == "smoke"
     assert data["metrics"]["kg/facts"]["value"] == 461_329
     assert 0.0 <= data["metrics"]["semantic_reader/hits@1_strict"]["value"] <= 1.0
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+@pytest.mark.browser
+def test_a_notebook_run_and_saved_in_jupyterlab_leaves_git_status_clean(tmp_path, shared_data):
+    """A checkout served as `make lab` serves it: open the tour in JupyterLab, run its first cells, save.
+    The page still shows the outputs, the file is the one in git, and `git status` is clean (without the
+    pre-save hook JupyterLab writes outputs, execution counts, the kernelspec's display name and the
+    kernel's language_info into it: tests/test_nbstrip.py)."""
+    chromium_path()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(REPO / ".gitignore", repo / ".gitignore")
+    nb = nbformat.read(REPO / "notebooks" / "00_tour.ipynb", as_version=4)
+    [params] = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    out_dir = tmp_path / "tour-out"
+    params.source = re.sub(r"^output_dir = None", f"output_dir = {str(out_dir)!r}", params.source, flags=re.M)
+    (repo / "notebooks").mkdir()
+    nbformat.write(nb, repo / "notebooks" / "00_tour.ipynb")
+    committed = (repo / "notebooks" / "00_tour.ipynb").read_text()
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "notebook")
+    first_code = next(i for i, c in enumerate(nb.cells) if "start(" in c.source)  # loads questions, prints
+
+    errors: list[str] = []
+    with _lab(repo, tmp_path, shared_data, {}) as (base, token):
+        with browser_page(errors) as page:
+            _open_notebook(page, base, token, "notebooks/00_tour.ipynb")
+            page.evaluate(
+                f"() => {{ const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = "
+                f"{first_code + 1}; return window.jupyterapp.commands.execute('notebook:run-all-above'); }}"
+            )
+            deadline = time.monotonic() + 600
+            while True:
+                state = page.evaluate(CELLS_JS)
+                ran = [c for c in state["cells"][: first_code + 1] if c["type"] == "code"]
+                if all(c["count"] for c in ran) and state["kernel"] == "idle":
+                    break
+                assert time.monotonic() < deadline, state
+                time.sleep(2)
+            assert not [o for c in ran for o in c["outputs"] if o.startswith("error")], ran
+            saved_path = repo / "notebooks" / "00_tour.ipynb"
+            before = saved_path.stat().st_mtime_ns
+            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+            deadline = time.monotonic() + 60
+            while saved_path.stat().st_mtime_ns == before:
+                assert time.monotonic() < deadline, "JupyterLab did not save the notebook"
+                time.sleep(1)
+    assert [c for c in state["cells"] if c["outputs"]], state  # the open notebook still shows its outputs
+    assert saved_path.read_text() == committed
+    assert _git(repo, "status", "--porcelain", "--ignored") == "!! notebooks/.ipynb_checkpoints/\n"

@@ -272,7 +272,10 @@ _WAIT_HELP = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from temporag import __version__
+
     parser = argparse.ArgumentParser(prog="temporag", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"temporag {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser(

@@ -20,11 +20,11 @@ from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from temporag.cache import building, cache_path, content_hash, load_npy, save_npy
 from temporag.config import Settings, embedder_path, get_settings, torch_device
 from temporag.embed_onnx import OnnxSentenceEncoder, check_backend
+from temporag.progress import tqdm
 
 log = logging.getLogger(__name__)
 CHUNK = 8192

@@ -185,7 +185,7 @@ class OnnxSentenceEncoder:
         self.dim = width if isinstance(width, int) else int(self.encode(["x"], 1).shape[1])
 
     def encode(self, texts: list[str], batch_size: int, progress: bool = False) -> np.ndarray:
-        from tqdm.auto import tqdm
+        from temporag.progress import tqdm
 
         order = np.argsort([-len(t) for t in texts], kind="stable")
         out = np.empty((len(texts), 0), dtype=np.float32)

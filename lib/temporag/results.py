@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,37 @@ def write_results_json(path: str | Path, data: dict) -> Path:
         tmp.write_text(text, encoding="utf-8")
 
     return atomic_write(path, _write)
+
+
+FIGURE_DPI = 150  # the saved PNG's resolution
+
+
+def in_kernel() -> bool:
+    """True inside a Jupyter kernel, where a figure is shown in its cell (never imports IPython)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
+def show_png(data: bytes, screen_dpi: float) -> None:
+    """Display PNG bytes as the cell's image output (one ``image/png`` output; nothing outside a kernel).
+
+    The saved PNG is rendered at ``FIGURE_DPI``; it is shown at the figure's own dpi (the house style's
+    screen size), so it stays sharp on high-density screens.  Matplotlib's inline backend is not involved:
+    plots.py selects Agg, and the figure is closed after saving, so no backend shows it a second time."""
+    if not in_kernel():
+        return
+    from IPython.display import Image, display
+
+    width = int.from_bytes(data[16:20], "big")  # the PNG header's IHDR width, in pixels
+    display(Image(data=data, format="png", width=max(1, round(width * screen_dpi / FIGURE_DPI))))
+
+
+def _close(fig) -> None:
+    """Release a saved figure (pyplot keeps every figure it made open until closed)."""
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
 
 
 def _llm_calls() -> dict[str, Any]:
@@ -259,15 +291,38 @@ class Results:
         self.save()
         return csv_path
 
-    def figure(self, key: str, fig) -> Path:
-        """Save a matplotlib figure as PNG (for reading) and SVG (for papers/slides)."""
+    def figure(self, key: str, fig) -> None:
+        """Save a matplotlib figure as PNG (for reading) and SVG (for papers/slides), show the PNG in the
+        cell when running in a kernel (JupyterLab, papermill, nbconvert), and close the figure.
+
+        Returns None, so a cell ending with this call shows the figure and no machine path under it."""
         png = self.dir / f"{key}.png"
-        fig.savefig(png, dpi=150, bbox_inches="tight")
+        fig.savefig(png, dpi=FIGURE_DPI, bbox_inches="tight")
         fig.savefig(self.dir / f"{key}.svg", bbox_inches="tight")
         if key not in self.data["figures"]:
             self.data["figures"].append(key)
         self.save()
-        return png
+        show_png(png.read_bytes(), fig.dpi)
+        _close(fig)
+
+    def overview(self) -> Any:
+        """What this run saved and where, as a short Markdown list: a notebook's last cell shows it (the
+        tables and figures themselves are shown where they are made)."""
+        from IPython.display import Markdown
+
+        def names(keys) -> str:
+            return ", ".join(f"`{k}`" for k in keys) or "none"
+
+        predictions = ", ".join(f"{k} ({len(v):,})" for k, v in self.data["predictions"].items())
+        lines = [
+            f"**Saved in `{portable(str(self.final_dir))}`:**",
+            "",
+            f"- `results.json`: {len(self.data['metrics']):,} numbers with the parameters, settings, reader "
+            f"and data checksums; per-question records: {predictions or 'none'}",
+            f"- `tables.md` and one CSV per table: {names(self.data['tables'])}",
+            f"- PNG and SVG per figure: {names(self.data['figures'])}",
+        ]
+        return Markdown("\n".join(lines))
 
     def predictions(self, key: str, records: list[dict]) -> None:
         """Per-question predictions and retrieved evidence ids."""

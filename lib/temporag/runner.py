@@ -16,6 +16,7 @@ hand changed after publishing is run again; ``force`` re-runs.  Output folders: 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -214,9 +215,11 @@ def run_notebook(
     kernel: str | None = None,
     wait_s: float = 0.0,
     on_cell: Callable[[int, int, float], None] | None = None,
+    on_progress: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """Execute one notebook into its output folder (staged, published only when it finished).
-    ``on_cell(done, total, seconds)`` is called after each code cell (a batch's progress lines)."""
+    ``on_cell(done, total, seconds)`` is called after each code cell and ``on_progress(text)`` with the
+    library's open progress bars inside a long cell (:mod:`temporag.progress`): a batch's progress lines."""
     try:
         source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except ParameterError as exc:
@@ -224,7 +227,9 @@ def run_notebook(
         return RunOutcome(name, "failed", 0.0, None, str(exc))
     try:
         with outputs.hold(out_dir, wait_s):
-            return _run_locked(name, source, parameters, out_dir, force, notebook_dir, kernel, on_cell)
+            return _run_locked(
+                name, source, parameters, out_dir, force, notebook_dir, kernel, on_cell, on_progress
+            )
     except outputs.OutputLocked as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
@@ -294,8 +299,11 @@ def _run_locked(
     notebook_dir: Path,
     kernel: str | None,
     on_cell: Callable[[int, int, float], None] | None = None,
+    on_progress: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     import papermill as pm
+
+    from temporag.progress import watch
 
     outputs.recover(out_dir)
     executed_name = f"{name}.ipynb"
@@ -314,6 +322,9 @@ def _run_locked(
         from temporag.batch.progress import engine_name
 
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
+    watching = contextlib.ExitStack()  # the kernel's progress bars, read from a side-channel file
+    if on_progress is not None:
+        watching.enter_context(watch(on_progress))
     try:
         for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
             try:
@@ -335,6 +346,7 @@ def _run_locked(
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
     finally:
+        watching.close()
         for key, value in env_before.items():
             if value is None:
                 os.environ.pop(key, None)

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from temporag import outputs
-from temporag.batch import cachesync
+from temporag.batch import cachesync, local
 from temporag.batch.jobs import Job, run_in_child
 from temporag.batch.local import log_file, report
 from temporag.batch.progress import Printer
@@ -171,8 +171,8 @@ def run_dask(
             index = msg["index"]
             if msg["event"] == "started":
                 printer.line(index, jobs[index].label, f"started on {msg['worker']}")
-            elif msg["event"] == "cell":
-                printer.cell(index, jobs[index].label, msg["done"], msg["of"], msg["s"])
+            else:
+                local.on_event(printer, index, jobs[index], msg)
 
         client.subscribe_topic(TOPIC, on_event)
         if worker_cache == "local":

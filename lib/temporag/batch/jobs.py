@@ -9,8 +9,9 @@ worker runs, so the local pool and the Dask engine share this one code path.
 The child reads its job as JSON on stdin and keeps reading: when its parent dies (even by SIGKILL)
 the pipe closes, and the child exits at once (its kernel follows: ipykernel quits when its parent
 goes), so a killed batch leaves no orphan finishing notebooks behind the next run's back.  It reports
-on stdout, one ``@temporag {json}`` line per event: ``cell`` (after each code cell) and ``done`` (the
-:class:`~temporag.runner.RunOutcome`).  Everything else it prints goes to its log file.
+on stdout, one ``@temporag {json}`` line per event: ``cell`` (after each code cell), ``progress`` (the
+kernel's progress bars inside a long cell) and ``done`` (the :class:`~temporag.runner.RunOutcome`).
+Everything else it prints goes to its log file.
 """
 
 from __future__ import annotations
@@ -66,7 +67,11 @@ class Job:
             runs_dir=Path(self.runs_dir),
         )
 
-    def run_here(self, on_cell: Callable[[int, int, float], None] | None = None) -> RunOutcome:
+    def run_here(
+        self,
+        on_cell: Callable[[int, int, float], None] | None = None,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> RunOutcome:
         """Run the job in this process (what the child does; also the sequential ``--jobs 1`` path)."""
         from temporag.runner import run_notebook
 
@@ -80,6 +85,7 @@ class Job:
             kernel=self.kernel,
             wait_s=self.wait_s,
             on_cell=on_cell,
+            on_progress=on_progress,
         )
 
 
@@ -166,7 +172,8 @@ def main() -> int:
     sys.stdout = sys.stderr
     try:
         outcome = job.run_here(
-            lambda done, of, s: _emit(events, {"event": "cell", "done": done, "of": of, "s": s})
+            lambda done, of, s: _emit(events, {"event": "cell", "done": done, "of": of, "s": s}),
+            lambda text: _emit(events, {"event": "progress", "text": text}),
         )
     finally:
         sys.stdout = events

@@ -33,6 +33,14 @@ def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
         printer.line(index, job.label, "error: " + outcome.error.strip().splitlines()[-1][:300])
 
 
+def on_event(printer: Printer, index: int, job: Job, event: dict) -> None:
+    """Print a child job's ``cell`` or ``progress`` event (the other events are the engine's)."""
+    if event.get("event") == "cell":
+        printer.cell(index, job.label, event["done"], event["of"], event["s"])
+    elif event.get("event") == "progress":
+        printer.progress(index, job.label, event["text"])
+
+
 def run_one(job: Job, index: int, printer: Printer, in_process: bool) -> RunOutcome:
     current = None if job.force else job.current()
     if current is not None:  # nothing to do: no process started for it
@@ -40,14 +48,11 @@ def run_one(job: Job, index: int, printer: Printer, in_process: bool) -> RunOutc
         return current
     printer.line(index, job.label, "started")
     on_cell = lambda done, of, s: printer.cell(index, job.label, done, of, s)
+    on_progress = lambda text: printer.progress(index, job.label, text)
     if in_process:
-        outcome = job.run_here(on_cell)
+        outcome = job.run_here(on_cell, on_progress)
     else:
-        outcome = run_in_child(
-            job,
-            log_file(job),
-            lambda e: on_cell(e["done"], e["of"], e["s"]) if e["event"] == "cell" else None,
-        )
+        outcome = run_in_child(job, log_file(job), lambda e: on_event(printer, index, job, e))
     report(printer, index, job, outcome)
     return outcome
 

@@ -41,7 +41,7 @@ def ordered_map(
     exception from ``fn`` stops items not yet started and is raised once the running ones finish (the
     first in input order), as a plain loop would raise it.  ``on_done(i, result)`` runs in the caller's
     thread as each item finishes."""
-    from tqdm.auto import tqdm
+    from temporag.progress import tqdm
 
     items = list(items)
     workers = max(1, min(int(workers), len(items) or 1))

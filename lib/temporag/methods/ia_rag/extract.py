@@ -21,8 +21,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from tqdm.auto import tqdm
-
 from temporag.methods.ia_rag.corpus import Chunk, Doc
 from temporag.methods.ia_rag.sentences import (
     ACTION,
@@ -33,6 +31,7 @@ from temporag.methods.ia_rag.sentences import (
     split_by_times,
     split_sentences,
 )
+from temporag.progress import tqdm
 from temporag.timeutil import TimeExpression, day_of, extract_time_expressions, iso_day, year_is_fuzzy
 
 log = logging.getLogger(__name__)

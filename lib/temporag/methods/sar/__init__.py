@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from temporag.methods.base import Method, QuestionRecord, Retrieval
 from temporag.methods.sar.agent import Agent, AgentResult, answers_at
@@ -37,6 +36,7 @@ from temporag.methods.sar.policies import LLMPolicy, OfflinePolicy
 from temporag.methods.sar.search import DEFAULT_K
 from temporag.methods.sar.tools import PlainSemanticSearch, Resources, StructuredSearch, UndecomposedSearch
 from temporag.methods.sar.verify import LLMVerifier, RuleVerifier
+from temporag.progress import tqdm
 
 DEFAULT_N = 2  # verification iterations (§Hyper-parameter Studies)
 DEFAULT_STEPS = 6  # the kit's step budget per REASONING attempt (the paper states none)

@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from functools import cached_property
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from temporag.embed import Encoder, kg_triple_vectors
 from temporag.methods.base import Method, Retrieval, question_texts
 from temporag.methods.semantic.cosines import TripleScores, half_precision_copy
 from temporag.params import check as check_params
+from temporag.progress import tqdm
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 TIME_BONUS = 0.1  # in cosine units: enough to reorder facts of one triple, not to beat a better triple

@@ -376,7 +376,7 @@ def candidate_edges(
     """
     if temporal_pairs not in TEMPORAL_PAIRS:
         raise ValueError(f"temporal_pairs must be one of {TEMPORAL_PAIRS}")
-    from tqdm.auto import tqdm
+    from temporag.progress import tqdm
 
     tri = _triples(kg)
     acc = _Accumulator()

@@ -46,7 +46,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from temporag.data.tkg import day_iso
 from temporag.methods.base import Method, QuestionRecord, Retrieval
@@ -56,6 +55,7 @@ from temporag.methods.star_rag.reader import StarReader, style_flags
 from temporag.methods.star_rag.retrieval import ALPHA, BETA, THETA, TOL, seed_personalisation
 from temporag.methods.star_rag.time_words import final_operation, on_side, question_day, rerank_direction
 from temporag.ppr import Transition, personalized_pagerank_many, transition_matrix
+from temporag.progress import tqdm
 
 POOLS = ("rules", "anchors+rules")
 PAIRINGS = ("intended", "released")

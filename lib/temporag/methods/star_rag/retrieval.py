@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from temporag.methods.semantic import (
     SemanticRetriever,
@@ -35,6 +34,7 @@ from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.nodes_spans import RuleNodes
 from temporag.methods.star_rag.params import PARAMETERS as _PARAMETERS
 from temporag.ppr import Transition, personalized_pagerank, personalized_pagerank_many, transition_matrix
+from temporag.progress import tqdm
 
 K1, K2 = 10, 20
 ALPHA, TOL = 0.2, 1e-5

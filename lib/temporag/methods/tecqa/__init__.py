@@ -42,7 +42,6 @@ from collections.abc import Sequence
 from functools import cached_property
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from temporag.methods.base import Method, Retrieval, question_texts
 from temporag.methods.tecqa.chain import (
@@ -70,6 +69,7 @@ from temporag.methods.tecqa.parser import (
     make_offline_parser,
     make_parser,
 )
+from temporag.progress import tqdm
 
 log = logging.getLogger(__name__)
 

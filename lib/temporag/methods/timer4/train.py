@@ -219,7 +219,8 @@ def train_retriever(
     """Fine-tune ``base_model`` (default: the kit's embedder) on ``examples``; cached by all inputs."""
     import torch
     from sentence_transformers import SentenceTransformer
-    from tqdm.auto import tqdm
+
+    from temporag.progress import tqdm
 
     config = config or TrainConfig()
     settings = get_settings()
