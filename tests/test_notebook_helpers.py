@@ -6,7 +6,8 @@ from collections import Counter
 
 import numpy as np
 
-from temporag.notebook import resolve_defaults, start, stratified_sample
+from temporag.notebook import resolve_defaults, start
+from temporag.sampling import stratified_sample
 
 
 def test_stratified_sample_is_exact_seeded_and_proportional(questions):

@@ -16,6 +16,7 @@ from temporag.config import Settings, get_settings
 from temporag.embed import run_backend
 from temporag.params import validate as validate_params
 from temporag.results import Results
+from temporag.sampling import stratified_sample
 
 PROFILES: dict[str, dict[str, Any]] = {
     # smoke: CI-sized, minutes on a laptop (the reader proves the plumbing: its prompts are most of a cold
@@ -47,24 +48,6 @@ class Run:
         from temporag.llm import LLM
 
         return LLM(self.settings)
-
-
-def stratified_sample(questions: list, n: int | None, rng: np.random.Generator, key: str = "qtype") -> list:
-    """A seeded sample of exactly ``n`` questions that keeps each category's share (largest remainder)."""
-    if n is None or n >= len(questions):
-        return list(questions)
-    groups: dict[str, list[int]] = {}
-    for i, q in enumerate(questions):
-        groups.setdefault(getattr(q, key, "all"), []).append(i)
-    names = sorted(groups)
-    exact = np.array([n * len(groups[g]) / len(questions) for g in names])
-    quota = np.floor(exact).astype(int)
-    for j in np.argsort(-(exact - quota), kind="stable")[: n - int(quota.sum())]:
-        quota[j] += 1
-    chosen = []
-    for g, size in zip(names, quota):
-        chosen.extend(rng.choice(np.asarray(groups[g]), size=int(size), replace=False).tolist())
-    return [questions[i] for i in sorted(chosen)]
 
 
 #: a notebook default: one value per profile, or a function of (profile, settings)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from temporag import __version__, outputs
 from temporag.cache import content_hash, file_sha256, save_json
+from temporag.cell_progress import engine_name
 from temporag.config import REPO_ROOT, get_settings
 from temporag.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.params import ParameterError, check, check_names
@@ -258,8 +259,6 @@ def _run_locked(
     error = ""
     progress = {}
     if on_cell is not None:
-        from temporag.batch.progress import engine_name
-
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
     try:
         for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
