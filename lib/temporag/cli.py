@@ -43,7 +43,7 @@ def _cmd_reproduce(args) -> int:
             return 2
     else:
         names = args.notebook or runner.available_notebooks(notebook_dir)
-        missing = [n for n in names if not (notebook_dir / f"{n}.ipynb").exists()]
+        missing = [n for n in names if not runner.notebook_path(n, notebook_dir).exists()]
         if missing:
             print(
                 f"no such notebook(s): {missing}; available: {runner.available_notebooks(notebook_dir)}",
