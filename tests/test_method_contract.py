@@ -23,6 +23,7 @@ ROWS = {c.name: (e, c) for e, c in registry.contenders()}
 
 @pytest.fixture(scope="module")
 def workspace(kg, questions, tmp_path_factory):
+    """The leaderboard's workspace over the Iraq-visit slice, embedded into a temporary cache."""
     from temporag.embed import Encoder
     from temporag.leaderboard.roster import Workspace
     from temporag.methods.sar import Resources
@@ -40,9 +41,8 @@ def test_every_leaderboard_row_is_checked_and_declares_its_method():
     assert set(SHARED_INPUTS) == {"q_vecs"}
 
 
-@pytest.mark.parametrize("row", list(ROWS))
-def test_retrieve_keeps_the_contract(row, workspace):
-    entry, contender = ROWS[row]
+def check_row(entry, contender, workspace) -> None:
+    """The contract for one leaderboard row, built by its package's declaration on ``workspace``."""
     method, note = contender.build(workspace)
     questions, kg = workspace.questions, workspace.kg
     q_vecs = workspace.semantic.embed_questions([q.question for q in questions])
@@ -65,6 +65,11 @@ def test_retrieve_keeps_the_contract(row, workspace):
 
     with pytest.raises(TypeError, match="unknown shared input"):
         method.retrieve(questions, 1, progress=False, question_vectors=q_vecs)
+
+
+@pytest.mark.parametrize("row", list(ROWS))
+def test_retrieve_keeps_the_contract(row, workspace):
+    check_row(*ROWS[row], workspace)
 
 
 def test_tecqa_rows_are_the_chains_of_their_own_parse(workspace):
