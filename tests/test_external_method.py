@@ -76,9 +76,7 @@ def test_the_example_keeps_the_retrieval_contract(installed, workspace):  # noqa
 
 @pytest.mark.notebook
 @pytest.mark.slow
-def test_the_example_joins_reproduce_and_the_leaderboard_smoke_run(installed, tmp_path, monkeypatch):
-    from test_notebooks import _run_smoke
-
+def test_the_example_joins_reproduce(installed, tmp_path, monkeypatch):
     monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "torch")
     where = {"runs_dir": tmp_path / "runs", "figures_dir": tmp_path / "figures"}
     (outcome,) = runner.reproduce(["bm25_baseline"], "smoke", **where)
@@ -87,7 +85,16 @@ def test_the_example_joins_reproduce_and_the_leaderboard_smoke_run(installed, tm
     recall = [own["metrics"][f"bm25/answer_recall@{k}"]["value"] for k in (1, 5, 10, 20)]
     assert recall == sorted(recall) and recall[-1] > 0.2 and own["parameters"]["sample_size"] == 40
 
-    data = _run_smoke(REPO / "notebooks" / "leaderboard.ipynb", tmp_path / "leaderboard", "torch")
+
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_the_example_joins_the_leaderboard_smoke_run(installed, tmp_path, monkeypatch):
+    """The leaderboard's smoke run with the example installed: every check of the kit's own smoke test
+    (over every registered row, the example's included), and the example's row."""
+    from test_notebooks import _run_smoke
+
+    monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "torch")
+    data = _run_smoke(REPO / "notebooks" / "leaderboard.ipynb", tmp_path, "torch")
     rows = {r["method"]: r for r in data["tables"]["leaderboard"]["records"]}
     assert "BM25 baseline" in rows and rows["BM25 baseline"]["facts / question"] == 20
     assert 0 < data["metrics"]["leaderboard/BM25 baseline/template Hits@1 strict"]["value"] <= 1
