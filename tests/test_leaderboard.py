@@ -157,11 +157,11 @@ def test_the_leaderboards_own_profile_defaults_win_over_the_kits():
 
 
 def test_the_leaderboard_never_trains_timer4(kg, tmp_cache):
-    from temporag.leaderboard import roster
+    from temporag.methods.timer4 import entry
 
-    assert roster.cached_time_retriever(kg, 96) is None  # an empty cache: no model, and none was trained
+    assert entry.cached_time_retriever(kg, 96) is None  # an empty cache: no model, and none was trained
     assert not (tmp_cache / "timer4_retriever").exists()
-    assert roster.cached_share(kg, "no-such-model") == 0.0
+    assert entry.cached_share(kg, "no-such-model") == 0.0
 
 
 class _Resources:

@@ -6,8 +6,9 @@ from collections import Counter
 
 import numpy as np
 
-from temporag.notebook import start, stratified_sample
+from temporag.notebook import start
 from temporag.params import KIT, Parameter, Parameters, Served, at_least, choice
+from temporag.sampling import stratified_sample
 
 
 def test_stratified_sample_is_exact_seeded_and_proportional(questions):

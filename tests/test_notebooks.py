@@ -14,7 +14,17 @@ import nbformat
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+
+def _notebooks() -> list[Path]:
+    """The kit's notebooks and those of registered method packages that ship their own."""
+    from temporag import registry
+
+    own = [e.notebook_path for e in registry.entries() if e.notebook_path is not None]
+    return sorted((REPO / "notebooks").glob("*.ipynb")) + own
+
+
+NOTEBOOKS = _notebooks()
 
 
 def _metric(data: dict, key: str):
@@ -207,11 +217,12 @@ def _check_ia_rag(data: dict) -> None:
 
 def _check_leaderboard(data: dict) -> None:
     from temporag.leaderboard.report import HEADLINES
-    from temporag.leaderboard.roster import METHODS
+    from temporag.leaderboard.roster import method_names
 
     n = data["parameters"]["sample_size"]
     assert n == 40 and data["parameters"]["reader_sample"] == 1
-    for method in METHODS:
+    assert [r["method"] for r in data["tables"]["leaderboard"]["records"]] == method_names()
+    for method in method_names():
         key = f"leaderboard/{method}"
         recall = [_metric(data, f"{key}/recall@{k}") for k in (1, 5, 10, 20)]
         assert recall == sorted(recall) and 0.0 <= recall[0] and recall[-1] <= 1.0, method
@@ -283,6 +294,14 @@ def _check_no_unrecorded_parameters(name: str, data: dict) -> None:
         f"{name}: results.json records null for resolved parameters {sorted(nulls - allowed)}"
     )
     assert {"sample_size", "reader_sample", "seed", "llm_model", "output_dir"} <= set(data["parameters"])
+
+
+def test_every_notebook_is_a_registered_methods_or_the_kits_own():
+    from temporag import registry, runner
+
+    registered = set(registry.notebooks())
+    assert {p.stem for p in NOTEBOOKS} == registered | set(runner.LAST)
+    assert all(path.exists() for path in NOTEBOOKS)
 
 
 def test_every_notebook_is_stripped_and_has_parameters():

@@ -42,7 +42,7 @@ def books(tmp_path, monkeypatch):
 
 def test_order_and_names(books):
     nbs, _ = books
-    assert available_notebooks(nbs) == ["00_tour", "tecqa", "broken"]
+    assert available_notebooks(nbs) == ["00_tour", "tecqa", "broken"]  # registered order, then others
     assert output_name("00_tour") == "tour" and output_name("star_rag") == "star_rag"
 
 

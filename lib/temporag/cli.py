@@ -50,7 +50,7 @@ def _cmd_reproduce(args) -> int:
             return 2
     else:
         names = args.notebook or runner.available_notebooks(notebook_dir)
-        missing = [n for n in names if not (notebook_dir / f"{n}.ipynb").exists()]
+        missing = [n for n in names if not runner.notebook_path(n, notebook_dir).exists()]
         if missing:
             print(
                 f"no such notebook(s): {missing}; available: {runner.available_notebooks(notebook_dir)}",
@@ -232,6 +232,30 @@ def _cmd_results(args) -> int:
     return 1 if found else 0
 
 
+def _cmd_score(args) -> int:
+    import pandas as pd
+
+    from temporag.leaderboard import submission
+    from temporag.outputs import FIGURES_DIR
+
+    kit = None if args.no_kit else Path(args.leaderboard or FIGURES_DIR / "leaderboard" / "results.json")
+    try:
+        rows, by_category = submission.score_file(
+            args.predictions, split=args.split, questions_file=args.questions_file, leaderboard_results=kit
+        )
+    except submission.PredictionsError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    with pd.option_context("display.max_columns", None, "display.width", 200):
+        print(submission.display_table(rows).to_string(index=False))
+        print("\nstrict Hits@1 by category (mean [95% interval]):")
+        print(submission.breakdown_table(by_category).to_string(index=False))
+    if args.out:
+        out = {"rows": rows.to_dict("records"), "breakdown": by_category.to_dict("records")}
+        Path(args.out).write_text(json.dumps(out, indent=1, default=float), encoding="utf-8")
+    return 0
+
+
 def _cmd_costs(args) -> int:
     import pandas as pd
 
@@ -368,6 +392,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--ignore-added", action="store_true", help="accept values only the new run has (new metrics/context)"
     )
     rdiff.set_defaults(func=_cmd_results)
+    score = sub.add_parser(
+        "score", help="score your own predictions file under the leaderboard's protocol, beside the kit's"
+    )
+    score.add_argument("predictions", help="JSON Lines or list of {quid, answers, evidence_ids?, method?}")
+    score.add_argument("--dataset", choices=["multitq"], default="multitq")
+    score.add_argument("--split", default="test_sample_shared", help="MultiTQ question split")
+    score.add_argument("--questions-file", default=None, help="question file in MultiTQ's format")
+    score.add_argument("--leaderboard", default=None, help="leaderboard results.json (default: figures/)")
+    score.add_argument("--no-kit", action="store_true", help="score the file's methods alone")
+    score.add_argument("--out", default=None, help="write the rows and the breakdown as JSON here")
+    score.set_defaults(func=_cmd_score)
     cost = sub.add_parser(
         "costs",
         help="LLM calls, tokens and time per notebook run, and what a served-model paper run will cost",

@@ -28,8 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag import __version__, outputs
+from temporag import __version__, outputs, registry
 from temporag.cache import content_hash, file_sha256, save_json
+from temporag.cell_progress import engine_name
 from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
 from temporag.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.params import ParameterError, check_given
@@ -38,7 +39,20 @@ log = logging.getLogger(__name__)
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 FIGURES_DIR = outputs.FIGURES_DIR
 RUNS_DIR = outputs.RUNS_DIR
-ORDER = ["00_tour", "tecqa", "star_rag", "timer4", "ia_rag", "sar", "leaderboard"]
+#: kit notebooks that are no method's: the leaderboard reads every method's committed run, so it runs last
+LAST = ("leaderboard",)
+
+
+def reading_order() -> list[str]:
+    """Every registered method's notebook in its declared order (:mod:`temporag.registry`), then
+    :data:`LAST`."""
+    return [*registry.notebooks(), *LAST]
+
+
+def notebook_path(name: str, notebook_dir: Path | None = None) -> Path:
+    """A notebook's file: in ``notebook_dir`` (default notebooks/), or in the package that registered it."""
+    local = (notebook_dir or NOTEBOOK_DIR) / f"{name}.ipynb"
+    return local if local.exists() else registry.notebook_file(name) or local
 
 
 @dataclass(frozen=True)
@@ -69,10 +83,13 @@ class RunOutcome:
 
 
 def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
-    """Notebook names present, in the kit's reading order (tour first, leaderboard last)."""
+    """Notebook names present in ``notebook_dir`` or registered by a method package with its own
+    notebook file, in the kit's reading order (tour first, leaderboard last, others after it)."""
     notebook_dir = notebook_dir or NOTEBOOK_DIR
-    names = sorted(p.stem for p in notebook_dir.glob("*.ipynb"))
-    return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+    names = {p.stem for p in notebook_dir.glob("*.ipynb")}
+    names |= {e.notebook_name for e in registry.entries() if e.notebook_path and e.notebook_path.exists()}
+    order = reading_order()
+    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
 
 
 def _library_fingerprint() -> str:
@@ -241,7 +258,7 @@ def _prepare(
     """(notebook, checked parameters, output folder) of a run; :class:`ParameterError` before any kernel
     starts for a name the notebook does not declare or a value out of range.  The kernel runs in
     notebooks/, so a question file is passed as the user meant it (relative to here)."""
-    source = notebook_dir / f"{name}.ipynb"
+    source = notebook_path(name, notebook_dir)
     export_absolute_paths()  # the kernel's cwd is notebooks/: a relative TEMPORAG_DATA means the caller's
     if parameters.get("questions_file"):
         questions = str(Path(parameters["questions_file"]).expanduser().resolve())
@@ -319,8 +336,6 @@ def _run_locked(
     error = ""
     progress = {}
     if on_cell is not None:
-        from temporag.batch.progress import engine_name
-
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
     watching = contextlib.ExitStack()  # the kernel's progress bars, read from a side-channel file
     if on_progress is not None:
@@ -334,7 +349,7 @@ def _run_locked(
                     parameters={**params, "output_dir": str(staging)},
                     kernel_name=kernel,
                     progress_bar=False,
-                    cwd=str(notebook_dir),
+                    cwd=str(source.parent),
                     start_timeout=kernel_start_timeout(),
                     **progress,
                 )
@@ -475,7 +490,7 @@ def reproduce(
     figures_dir = figures_dir or FIGURES_DIR
     runs_dir = runs_dir or RUNS_DIR
     names = names or available_notebooks(notebook_dir)
-    missing = [n for n in names if not (notebook_dir / f"{n}.ipynb").exists()]
+    missing = [n for n in names if not notebook_path(n, notebook_dir).exists()]
     if missing:
         raise FileNotFoundError(
             f"no such notebook(s): {missing}; available: {available_notebooks(notebook_dir)}"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporag import evaluate
+from temporag.sampling import stratified_sample
 
 VANILLA_CHUNKS = 2  # chunks Vanilla RAG shows (the IA-RAG notebook's default)
 IA_UNITS = {"smoke": 15, "paper": 40}  # IA-RAG units shown to the reader (the IA-RAG notebook's defaults)
@@ -26,7 +27,6 @@ def prepare(datasets: Sequence[str], sample_size: int | None, encoder, seed: int
     corpora — and their cached builds — are the IA-RAG notebook's own."""
     from temporag.methods.ia_rag import corpus
     from temporag.methods.ia_rag import experiments as ex
-    from temporag.notebook import stratified_sample
 
     rng = np.random.default_rng(seed)
     setups = {}
@@ -50,7 +50,6 @@ def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
     import pandas as pd
 
     from temporag.methods.ia_rag import experiments as ex
-    from temporag.notebook import stratified_sample
 
     rows = []
     for ds, setup in setups.items():

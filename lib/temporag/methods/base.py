@@ -9,6 +9,15 @@ cost (LLM calls, tokens, seconds).
 
 An agentic method (SAR) interleaves retrieval and reading: it overrides ``pipeline`` and still
 returns :class:`QuestionRecord` rows, with the sum of its calls and tokens.
+
+The retrieval contract (``tests/test_method_contract.py`` checks it for every registered method)::
+
+    retrieve(questions, k=None, *, progress=True, **shared) -> Retrieval
+
+one ranking per question, each within ``k`` as the method reads it (:meth:`Method.within_k`; ``k=None``
+means the method's documented :attr:`Method.default_k`), evidence of the method's declared kind.
+``shared`` are inputs a caller computes once for many methods (:data:`SHARED_INPUTS`); a method uses
+those it can and ignores the others, and an unknown name is an error (:func:`check_shared`).
 """
 
 from __future__ import annotations
@@ -21,6 +30,20 @@ from typing import Any
 import numpy as np
 
 EVIDENCE_KINDS = ("kg_fact", "document_unit")
+
+#: what a caller may pass to every method's ``retrieve`` as a keyword, computed once for many methods
+SHARED_INPUTS = {
+    "q_vecs": "the questions' vectors from the kit's encoder (SemanticRetriever.embed_questions: float32, "
+    "one unit-norm row per question, in question order); methods that embed with the same encoder reuse "
+    "them instead of embedding again",
+}
+
+
+def check_shared(shared: dict) -> None:
+    """Refuse a shared input the kit does not define (a typo would otherwise be ignored silently)."""
+    unknown = sorted(set(shared) - set(SHARED_INPUTS))
+    if unknown:
+        raise TypeError(f"unknown shared input(s) {unknown}; the shared inputs are {sorted(SHARED_INPUTS)}")
 
 
 def question_texts(questions: Sequence) -> list[str]:
@@ -110,10 +133,20 @@ class Method(ABC):
     evidence: str = "kg_fact"
     #: extra instructions for the reader prompt (the paper's reasoning rules), None for the default
     reader_instructions: str | None = None
+    #: what ``retrieve`` gives when ``k`` is None: the method's native context size (None: all it finds)
+    default_k: int | None = None
 
     @abstractmethod
-    def retrieve(self, questions: Sequence, k: int, *, progress: bool = True) -> Retrieval:
-        """Ranked evidence ids for each question record (records carry ``.question``)."""
+    def retrieve(
+        self, questions: Sequence, k: int | None = None, *, progress: bool = True, **shared
+    ) -> Retrieval:
+        """Ranked evidence ids for each question record (records carry ``.question``); ``k=None`` means
+        :attr:`default_k`; ``shared`` are :data:`SHARED_INPUTS` a caller computed once."""
+
+    def within_k(self, ids: Sequence[int], k: int) -> bool:
+        """Whether one ranking respects ``k`` as this method reads it: at most ``k`` items, unless the
+        method's ``k`` counts something else (groups of events, facts per search step)."""
+        return len(ids) <= k
 
     @abstractmethod
     def evidence_lines(self, ids: Sequence[int]) -> list[str]:
@@ -135,7 +168,7 @@ class Method(ABC):
         )
 
     def pipeline(
-        self, questions: Sequence, llm=None, *, k: int = 20, top_k: int = 10, progress: bool = True
+        self, questions: Sequence, llm=None, *, k: int | None = 20, top_k: int = 10, progress: bool = True
     ) -> list[QuestionRecord]:
         """Retrieve the top ``k`` for every question, then (with an ``llm``) read ranked answers."""
         retrieval = self.retrieve(questions, k, progress=progress)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from temporag.methods.base import Method, Retrieval
+from temporag.methods.base import Method, Retrieval, check_shared
 from temporag.methods.ia_rag.forest import Forest
 from temporag.methods.ia_rag.graph import EventGraph
 from temporag.timeutil import Allen, day_of, extract_time_expressions
@@ -162,6 +162,7 @@ class IARAG(Method):
     name = "IA-RAG"
     evidence = "document_unit"
     reader_instructions = READER_RULES
+    default_k = 200  # units at most when ``retrieve`` is given no k (the seeds and their neighbours)
 
     def __init__(
         self,
@@ -193,7 +194,13 @@ class IARAG(Method):
             return top5_relations(question)
         return direction(*self.index.span_of(node), window)
 
-    def retrieve(self, questions: Sequence, k: int = 200, *, progress: bool = True) -> Retrieval:
+    def retrieve(
+        self, questions: Sequence, k: int | None = None, *, progress: bool = True, **shared
+    ) -> Retrieval:
+        """The seeds (top K2 IEUs, top K1 MEUs) and their neighbours along the allowed Allen relations,
+        the first ``k`` units.  No shared input applies: documents are embedded with their own encoder."""
+        check_shared(shared)
+        k = self.default_k if k is None else k
         texts = [q.question for q in questions]
         q_vecs = encode_questions(self.encoder, texts)
         ieu_vecs, meu_vecs = self.index.graph.vectors, self.index.forest.vectors
@@ -244,6 +251,7 @@ class VanillaRAG(Method):
 
     name = "Vanilla RAG"
     evidence = "document_unit"
+    default_k = 20  # text units when ``retrieve`` is given no k
 
     def __init__(self, texts: Sequence[str], vectors: np.ndarray, encoder, name: str | None = None) -> None:
         if len(texts) != len(vectors):
@@ -251,7 +259,12 @@ class VanillaRAG(Method):
         self.texts, self.vectors, self.encoder = list(texts), vectors, encoder
         self.name = name or self.name
 
-    def retrieve(self, questions: Sequence, k: int = 20, *, progress: bool = True) -> Retrieval:
+    def retrieve(
+        self, questions: Sequence, k: int | None = None, *, progress: bool = True, **shared
+    ) -> Retrieval:
+        """The ``k`` (default 20) units whose vectors are closest to the question's."""
+        check_shared(shared)
+        k = self.default_k if k is None else k
         q_vecs = encode_questions(self.encoder, [q.question for q in questions])
         ids, lat = [], []
         for qv in q_vecs:

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from temporag.methods.base import Method, QuestionRecord, Retrieval
+from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.sar.agent import Agent, AgentResult, answers_at
 from temporag.methods.sar.policies import LLMPolicy, OfflinePolicy
 from temporag.methods.sar.search import DEFAULT_K
@@ -148,8 +148,21 @@ class SAR(Method):
         return [agent.run(t) for t in tqdm(texts, desc=desc, disable=not progress or len(texts) < 20)]
 
     # -- the retrieval interface ----------------------------------------------------------------------
-    def retrieve(self, questions: Sequence, k: int, *, progress: bool = True) -> Retrieval:
-        """The offline policy's evidence: every fact its SEARCHes (K = ``k`` each) observed, in order."""
+    @property
+    def default_k(self) -> int:
+        """K: the facts each SEARCH returns when ``retrieve`` is given no k."""
+        return self.k
+
+    def within_k(self, ids: Sequence[int], k: int) -> bool:
+        """``k`` counts facts per SEARCH: at most ``k`` per step of every reasoning attempt."""
+        return len(ids) <= k * self.max_steps * (self.n_verify + 1)
+
+    def retrieve(
+        self, questions: Sequence, k: int | None = None, *, progress: bool = True, **shared
+    ) -> Retrieval:
+        """The offline policy's evidence: every fact its SEARCHes (K = ``k`` each, default the model's
+        K) observed, in order.  No shared input applies: SAR embeds its decomposed sub-queries."""
+        check_shared(shared)
         results = self.run(questions, "offline", k=k, progress=progress)
         return Retrieval(
             [np.asarray(r.evidence(), dtype=np.int64) for r in results],
@@ -201,8 +214,14 @@ class NaiveRAG(Method):
         self.kg = kg
         self.res = resources or Resources(kg, encoder)
 
-    def retrieve(self, questions: Sequence, k: int, *, progress: bool = True) -> Retrieval:
-        found = self.res.semantic.retrieve(questions, k, progress=progress)
+    default_k = DEFAULT_K
+
+    def retrieve(
+        self, questions: Sequence, k: int | None = None, *, progress: bool = True, **shared
+    ) -> Retrieval:
+        """The semantic retriever's top ``k`` (default K) facts; ``q_vecs`` are passed on to it."""
+        k = self.default_k if k is None else k
+        found = self.res.semantic.retrieve(questions, k, progress=progress, **shared)
         return Retrieval(found.ids, found.latency_s, evidence=self.evidence)
 
     def evidence_lines(self, ids: Sequence[int]) -> list[str]:

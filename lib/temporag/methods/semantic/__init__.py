@@ -26,7 +26,7 @@ from functools import cached_property
 import numpy as np
 
 from temporag.embed import Encoder, kg_triple_vectors
-from temporag.methods.base import Method, Retrieval, question_texts
+from temporag.methods.base import Method, Retrieval, check_shared, question_texts
 from temporag.methods.semantic.cosines import TripleScores, half_precision_copy
 from temporag.params import check as check_params
 from temporag.progress import tqdm
@@ -138,6 +138,7 @@ class SemanticRetriever(Method):
 
     name = "Naive RAG (semantic)"
     evidence = "kg_fact"
+    default_k = 50  # facts per question when ``retrieve`` is given no k
 
     def __init__(self, kg, encoder: Encoder | None = None, time_weight: float = TIME_BONUS) -> None:
         self.kg = kg
@@ -173,10 +174,18 @@ class SemanticRetriever(Method):
         return top_events(self.kg, self.cosines(q_vec), question_times(question), k, self.time_weight)
 
     def retrieve(
-        self, questions: Sequence, k: int = 50, *, q_vecs: np.ndarray | None = None, progress: bool = True
+        self,
+        questions: Sequence,
+        k: int | None = None,
+        *,
+        progress: bool = True,
+        q_vecs: np.ndarray | None = None,
+        **shared,
     ) -> Retrieval:
-        """Ranked top-k fact ids per question and per-question latency (question embedding excluded;
-        pass ``q_vecs`` to reuse vectors another step already computed)."""
+        """Ranked top-k (default :attr:`default_k`) fact ids per question and per-question latency
+        (question embedding excluded; ``q_vecs`` reuses vectors another step already computed)."""
+        check_shared(shared)
+        k = self.default_k if k is None else k
         check_params(k=k)
         texts = question_texts(questions)
         if q_vecs is None:

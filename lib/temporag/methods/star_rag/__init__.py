@@ -57,7 +57,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from temporag.methods.base import Method, QuestionRecord, Retrieval
+from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.semantic import SemanticRetriever
 from temporag.methods.star_rag.graph import (
     GRAPH_VERSION,
@@ -217,19 +217,26 @@ class StarRAG(RuleGraphSearch, StarReader, Method):
             "STAR-RAG-uniform": self.variant(personalisation="uniform"),
         }
 
+    @property
+    def default_k(self) -> int:
+        """K1: the events a question's context holds when ``retrieve`` is given no k."""
+        return self.k1
+
     def retrieve(
         self,
         questions: Sequence,
         k: int | None = None,
         *,
+        progress: bool = True,
         k2: int | None = None,
         q_vecs: np.ndarray | None = None,
-        progress: bool = True,
+        **shared,
     ) -> Retrieval:
         """The top-``k`` (K1) events per question, per-question latency (embedding excluded) and
         JSON-ready traces (:meth:`StarTrace.to_record`; no-rule: the events and the time).
         ``questions`` are records with ``.question`` (or plain strings); ``q_vecs`` reuses question
         vectors across variants."""
+        check_shared(shared)
         texts = [getattr(q, "question", q) for q in questions]
         if q_vecs is None:
             q_vecs = self.semantic.embed_questions(texts)

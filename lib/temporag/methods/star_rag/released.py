@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from temporag.data.tkg import day_iso
-from temporag.methods.base import Method, QuestionRecord, Retrieval
+from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.semantic import SemanticRetriever, TripleScores, top_k_stable, top_of
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.reader import StarReader, style_flags
@@ -271,16 +271,30 @@ class ReleasedCodeRAG(StarReader, Method):
         return merged[keep[order]]
 
     # -- many questions ----------------------------------------------------------------------------
+    @property
+    def default_k(self) -> int:
+        """The released code's k: (subject, relation) groups shown (events with grouping off)."""
+        return self.k
+
+    def within_k(self, ids: Sequence[int], k: int) -> bool:
+        """``k`` counts (subject, relation) groups of the shown events (events with grouping off)."""
+        if not self.grouping:
+            return len(ids) <= k
+        ids = np.asarray(ids, dtype=np.int64)
+        return len(set(zip(self.kg.s[ids].tolist(), self.kg.r[ids].tolist()))) <= k
+
     def retrieve(
         self,
         questions: Sequence,
         k: int | None = None,
         *,
-        q_vecs: np.ndarray | None = None,
         progress: bool = True,
+        q_vecs: np.ndarray | None = None,
+        **shared,
     ) -> Retrieval:
         """The shown events per question, per-question latency (embedding excluded; a batch's cosine
         and PPR shared pro rata) and JSON-ready traces."""
+        check_shared(shared)
         if k is not None and k != self.k:
             return self.variant(k=k).retrieve(questions, q_vecs=q_vecs, progress=progress)
         texts = [getattr(q, "question", q) for q in questions]

@@ -43,7 +43,7 @@ from functools import cached_property
 
 import numpy as np
 
-from temporag.methods.base import Method, Retrieval, question_texts
+from temporag.methods.base import Method, Retrieval, check_shared, question_texts
 from temporag.methods.tecqa.chain import (
     EvidenceChain,
     explicit_anchors,
@@ -156,8 +156,12 @@ class TECQA(Method):
         llm=None,
         k: int = DEFAULT_K,
         n: int = DEFAULT_N,
+        chain: str = "paper",
     ) -> None:
         PARAMETERS.check(parser=parser, K=k, N=n)
+        if chain not in ("paper", "guided"):
+            raise ValueError(f"chain must be 'paper' or 'guided', got {chain!r}")
+        self.chain_name = chain
         self.kg = kg
         self._encoder = encoder
         self._triple_vectors = triple_vectors
@@ -311,17 +315,20 @@ class TECQA(Method):
         questions: Sequence,
         k: int | None = None,
         *,
+        progress: bool = True,
         constraints: Sequence[Constraints] | None = None,
         q_vecs: np.ndarray | None = None,
-        progress: bool = True,
+        **shared,
     ) -> Retrieval:
-        """Parse, embed and chain every question; the first ``k`` facts of each chain (None: all of it).
+        """Parse, embed and chain every question (the model's ``chain``: the paper's, or the kit's
+        question-guided one); the first ``k`` facts of each chain (None: all of it, :attr:`default_k`).
 
         Pass ``constraints`` / ``q_vecs`` that an earlier step computed to skip re-parsing/embedding."""
+        check_shared(shared)
         texts = question_texts(questions)
         constraints = self.parse(texts, progress=progress) if constraints is None else constraints
         q_vecs = self.embed_questions(texts) if q_vecs is None else q_vecs
-        chains, latency = self.chains(constraints, q_vecs, progress=progress)
+        chains, latency = self.chains(constraints, q_vecs, progress=progress, chain=self.chain_name)
         return as_retrieval(self.kg, chains, latency, k)
 
     def evidence_lines(self, ids: Sequence[int]) -> list[str]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from temporag.cache import content_hash
-from temporag.methods.base import Method, Retrieval
+from temporag.methods.base import Method, Retrieval, check_shared
 from temporag.methods.timer4.rerank import (
     DEFAULT_MU,
     RERANK_MODES,
@@ -235,8 +235,17 @@ class TimeR4(Method):
         )
 
     # -- the retrieval interface -----------------------------------------------------------------
-    def retrieve(self, questions: Sequence, k: int | None = None, *, progress: bool = True) -> Retrieval:
-        """f+ for every question: FKS → rewrite → TKS → rerank (Algorithm 1 lines 6–9), top ``k`` (n)."""
+    @property
+    def default_k(self) -> int:
+        """n: the reranked facts a question's context holds when ``retrieve`` is given no k."""
+        return self.n
+
+    def retrieve(
+        self, questions: Sequence, k: int | None = None, *, progress: bool = True, **shared
+    ) -> Retrieval:
+        """f+ for every question: FKS → rewrite → TKS → rerank (Algorithm 1 lines 6–9), top ``k`` (n).
+        No shared input applies: the stores embed the (rewritten) questions with their own encoders."""
+        check_shared(shared)
         texts = [getattr(q, "question", q) for q in questions]
         k = k or self.n
         st = self.stages(texts, progress)

@@ -27,7 +27,7 @@ def ablations(method) -> dict:
 
 def subsample(questions: Sequence, n: int | None, seed: int = 0) -> list:
     """A seeded subset of ``n`` questions that keeps each question type's share (the kit's sampler)."""
-    from temporag.notebook import stratified_sample
+    from temporag.sampling import stratified_sample
 
     return stratified_sample(list(questions), n, np.random.default_rng(seed))
 

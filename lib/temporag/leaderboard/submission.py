@@ -1,0 +1,188 @@
+"""A researcher's own MultiTQ predictions scored under the leaderboard's protocol, beside the kit's methods.
+
+A predictions file holds one record per question: ``quid``, ``answers`` (a ranked list; the first is the
+Hits@1 answer) and, where the method retrieves, ``evidence_ids`` (ranked MultiTQ fact ids, rows of
+``TemporalKG``); ``method`` names the method when one file holds several (else the file's name is used).
+It is JSON Lines, a JSON list, or a ``results.json`` (its ``predictions``): the leaderboard's own
+predictions have this shape, so the kit's methods are scored from the committed leaderboard run on the
+same questions by the same code (their answers are the LLM-free template reader's, their evidence the
+first 20 ids of their native context).
+
+The protocol is the leaderboard's (:mod:`.scores`): strict Hits@1 (MultiTQ's rule) and lenient Hits@1
+(TimeR4's), answer recall@k of the evidence, each with a percentile-bootstrap 95% interval, and a
+breakdown by Single / Multiple and question type.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from temporag import evaluate
+from temporag.leaderboard.report import pivot
+from temporag.leaderboard.scores import KS, with_ci
+
+HITS = ("Hits@1 strict", "Hits@1 lenient")
+
+
+class PredictionsError(ValueError):
+    """A predictions file that cannot be scored (shape, unknown question, a method twice for a question)."""
+
+
+@dataclass
+class Submission:
+    """One method's predictions, aligned: ``answers[i]`` and ``evidence[i]`` are for ``quids[i]``."""
+
+    method: str
+    quids: list
+    answers: list[list[str]]
+    evidence: list[np.ndarray] | None  # None: the method gave no evidence
+
+
+def _records(path: Path) -> list[dict]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise PredictionsError(f"{path}: neither JSON nor JSON Lines ({exc})") from None
+    if isinstance(data, dict) and isinstance(data.get("predictions"), dict):
+        return [r for records in data["predictions"].values() for r in records]
+    if not isinstance(data, list):
+        raise PredictionsError(f"{path}: expected a list of predictions, JSON Lines or a results.json")
+    return data
+
+
+def submissions(records: Sequence[dict], default_method: str) -> list[Submission]:
+    """Records grouped by method, in the order methods first appear."""
+    grouped: dict[str, list[dict]] = {}
+    for i, record in enumerate(records):
+        if not isinstance(record, dict) or "quid" not in record or "answers" not in record:
+            raise PredictionsError(f"prediction {i} needs 'quid' and 'answers', got {record!r:.200}")
+        grouped.setdefault(str(record.get("method") or default_method), []).append(record)
+    out = []
+    for method, rows in grouped.items():
+        quids = [r["quid"] for r in rows]
+        if len(set(quids)) != len(quids):
+            raise PredictionsError(f"{method}: a question is predicted twice")
+        given = ["evidence_ids" in r for r in rows]
+        if any(given) and not all(given):
+            raise PredictionsError(f"{method}: evidence_ids given for some questions but not all")
+        answers = [[str(a) for a in r["answers"]] for r in rows]
+        evidence = [np.asarray(r["evidence_ids"], dtype=np.int64) for r in rows] if all(given) else None
+        out.append(Submission(method, quids, answers, evidence))
+    return out
+
+
+def load(path: str | Path) -> list[Submission]:
+    """Every method's predictions in a file (JSON Lines, a JSON list, or a results.json)."""
+    path = Path(path)
+    return submissions(_records(path), path.stem)
+
+
+def per_question(kg, questions: Sequence, submission: Submission, ks: Sequence[int] = KS) -> dict:
+    """The protocol's 0/1 series of one submission, aligned with ``questions`` (one per predicted quid)."""
+    values = {
+        "Hits@1 strict": evaluate.hits_at_k(submission.answers, questions, (1,), "strict")[1],
+        "Hits@1 lenient": evaluate.hits_at_k(submission.answers, questions, (1,), "lenient")[1],
+    }
+    if submission.evidence is not None:
+        for id_list in submission.evidence:
+            if len(id_list) and (id_list.min() < 0 or id_list.max() >= len(kg)):
+                raise PredictionsError(f"{submission.method}: evidence ids must be MultiTQ fact ids")
+        recall = evaluate.answer_recall_at_k(kg, submission.evidence, questions, list(ks))
+        values.update({f"recall@{k}": recall[k] for k in ks})
+    return values
+
+
+def aligned_questions(submission: Submission, by_quid: dict) -> list:
+    """The question records of a submission's quids, in its order; an unknown quid is an error."""
+    unknown = [q for q in submission.quids if q not in by_quid]
+    if unknown:
+        raise PredictionsError(
+            f"{submission.method}: {len(unknown)} question(s) not in the question set, e.g. {unknown[:3]}"
+        )
+    return [by_quid[q] for q in submission.quids]
+
+
+def score(
+    kg, all_questions: Sequence, subs: Sequence[Submission], ks: Sequence[int] = KS, seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per method: each series' mean with its 95% interval and n; the long breakdown frame of
+    strict Hits@1 by Single / Multiple and qtype, for :func:`report.pivot`)."""
+    by_quid = {q.quid: q for q in all_questions}
+    rows, frames = [], []
+    for sub in subs:
+        questions = aligned_questions(sub, by_quid)
+        series = per_question(kg, questions, sub, ks)
+        row: dict = {"method": sub.method, "n": len(questions)}
+        for label, values in series.items():
+            row[label], row[f"{label} CI low"], row[f"{label} CI high"] = with_ci(values, seed)
+        rows.append(row)
+        frame = evaluate.breakdown(questions, series["Hits@1 strict"], by=["qlabel", "qtype"], seed=seed)
+        frame.insert(0, "method", sub.method)
+        frames.append(frame)
+    return pd.DataFrame(rows), pd.concat(frames, ignore_index=True)
+
+
+def kit_submissions(leaderboard_results: Path, quids: Sequence) -> list[Submission]:
+    """The kit's methods on exactly ``quids``, from a leaderboard run's predictions (empty when the run is
+    missing or does not cover every one of them)."""
+    if not Path(leaderboard_results).is_file():
+        return []
+    wanted = set(quids)
+    records = [r for r in _records(Path(leaderboard_results)) if r.get("quid") in wanted]
+    out = []
+    for sub in submissions(records, "kit"):
+        if set(sub.quids) == wanted:
+            order = {q: i for i, q in enumerate(sub.quids)}
+            pick = [order[q] for q in quids]
+            evidence = None if sub.evidence is None else [sub.evidence[i] for i in pick]
+            method = f"{sub.method} (template reader)"
+            out.append(Submission(method, list(quids), [sub.answers[i] for i in pick], evidence))
+    return out
+
+
+def display_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows as the leaderboard shows them: "mean [low, high]" per series."""
+    series = [c for c in rows.columns if c not in ("method", "n") and "CI" not in c]
+    out = rows[["method", "n"]].copy()
+    for c in series:
+        out[c] = [
+            "—" if pd.isna(m) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+            for m, lo, hi in zip(rows[c], rows[f"{c} CI low"], rows[f"{c} CI high"])
+        ]
+    return out
+
+
+def breakdown_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Strict Hits@1 per category, one column per method (:func:`report.pivot`)."""
+    return pivot(frame)
+
+
+def score_file(
+    path: str | Path,
+    *,
+    split: str = "test_sample_shared",
+    questions_file: str | None = None,
+    leaderboard_results: Path | None = None,
+    ks: Sequence[int] = KS,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``temporag score``: the file's methods and, on the same questions, the kit's methods from the
+    leaderboard run ``leaderboard_results`` (None: none) — the rows and the strict Hits@1 breakdown."""
+    from temporag.data import multitq
+
+    subs = load(path)
+    kg = multitq.load_kg()
+    questions = multitq.load_questions(split, questions_file=questions_file)
+    if leaderboard_results is not None and len({tuple(s.quids) for s in subs}) == 1:
+        subs = [*subs, *kit_submissions(leaderboard_results, subs[0].quids)]
+    return score(kg, questions, subs, ks, seed)

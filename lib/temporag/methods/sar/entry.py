@@ -1,0 +1,21 @@
+"""SAR in the kit's registry: its notebook, and one leaderboard row (the offline scripted policy)."""
+
+from __future__ import annotations
+
+from temporag.registry import Contender, MethodEntry
+
+
+def offline_policy(workspace):
+    """SAR's agent with the scripted policy and rule verifier on the workspace's resources."""
+    from temporag.methods import sar
+
+    method = sar.SAR(workspace.kg, resources=workspace.resources)
+    return method, f"scripted policy, K = {method.k} per SEARCH, rule verifier N = {method.n_verify}"
+
+
+ENTRY = MethodEntry(
+    "sar",
+    "sar",
+    order=50,
+    leaderboard=(Contender("SAR (offline policy)", offline_policy, order=40),),
+)

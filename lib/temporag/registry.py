@@ -1,0 +1,135 @@
+"""The kit's methods, found by name: one declaration per method package.
+
+Each method package declares one :class:`MethodEntry` named ``ENTRY`` in its ``entry`` module: its name,
+its notebook, its place in the reading order, and the rows it puts on the MultiTQ leaderboard (one
+:class:`Contender` each: the row's label, how to build the method from the leaderboard's shared
+:class:`~temporag.leaderboard.roster.Workspace`, and the ``k`` of its native context).  The runner's
+notebook order, the leaderboard's roster and the contract test read this registry, so a new method is a
+new package, not an edit to the kit's lists.
+
+Entries are found in two places:
+
+* every package under ``temporag.methods`` that has an ``entry`` module (the kit's own methods);
+* every Python entry point in the group ``temporag.methods`` (a package outside the kit, e.g.
+  ``examples/bm25_baseline``): the entry point names a module that defines ``ENTRY``, or the
+  :class:`MethodEntry` itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import importlib.util
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ENTRY_POINT_GROUP = "temporag.methods"
+
+
+class RegistryError(RuntimeError):
+    """Two packages declare the same name or leaderboard row, or an entry point does not name an entry."""
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One leaderboard row: ``build(workspace)`` returns the method and a note on the variant that ran;
+    the leaderboard calls ``method.retrieve(questions, k, progress=False, **shared)``."""
+
+    name: str  # the row's label, e.g. "STAR-RAG (as printed)"
+    build: Callable[[Any], tuple[Any, str]]
+    k: int | None = None  # the native context's k (None: the method's default_k)
+    order: int = 0  # the row's place in the leaderboard's tables
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    """What a method package declares about itself."""
+
+    name: str  # the package's name, e.g. "star_rag" (the "paper" column of the leaderboard's tables)
+    notebook: str | Path | None  # a notebook in notebooks/ by name (str), or the package's own file (Path)
+    order: int  # place in the reading order (``temporag reproduce`` runs notebooks in this order)
+    evidence: str = "kg_fact"  # what its rankings hold: "kg_fact" or "document_unit"
+    paper: bool = True  # False for a baseline that reproduces no paper (its rows name no paper)
+    leaderboard: tuple[Contender, ...] = ()
+
+    @property
+    def notebook_name(self) -> str | None:
+        """The notebook's name as the runner knows it (its file name without ``.ipynb``)."""
+        return None if self.notebook is None else Path(self.notebook).stem
+
+    @property
+    def notebook_path(self) -> Path | None:
+        """The notebook file of a package that ships its own (None: the notebook lives in notebooks/)."""
+        return self.notebook if isinstance(self.notebook, Path) else None
+
+
+def _kit_entries() -> list[MethodEntry]:
+    import temporag.methods as methods
+
+    found = []
+    for info in pkgutil.iter_modules(methods.__path__):
+        if info.ispkg and importlib.util.find_spec(f"{methods.__name__}.{info.name}.entry") is not None:
+            found.append(importlib.import_module(f"{methods.__name__}.{info.name}.entry").ENTRY)
+    return found
+
+
+def _entry_point_entries() -> list[MethodEntry]:
+    found = []
+    for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        loaded = point.load()
+        entry = getattr(loaded, "ENTRY", loaded)
+        if not isinstance(entry, MethodEntry):
+            raise RegistryError(
+                f"entry point {point.name} = {point.value} ({ENTRY_POINT_GROUP}) names no MethodEntry"
+            )
+        found.append(entry)
+    return found
+
+
+@functools.cache
+def entries() -> tuple[MethodEntry, ...]:
+    """Every registered method, in reading order (imports each method package once)."""
+    found = _kit_entries() + _entry_point_entries()
+    names = [e.name for e in found]
+    rows = [c.name for e in found for c in e.leaderboard]
+    for what, values in (("method", names), ("leaderboard row", rows)):
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise RegistryError(f"{what} name(s) declared twice: {twice}")
+    return tuple(sorted(found, key=lambda e: (e.order, e.name)))
+
+
+def refresh() -> None:
+    """Forget the entries found so far (after installing a package with an entry point, or in tests)."""
+    entries.cache_clear()
+
+
+def get(name: str) -> MethodEntry:
+    """The entry of the method called ``name``."""
+    for entry in entries():
+        if entry.name == name:
+            return entry
+    raise KeyError(f"no registered method {name!r}; registered: {[e.name for e in entries()]}")
+
+
+def contenders() -> list[tuple[MethodEntry, Contender]]:
+    """Every leaderboard row with the entry that declares it, in the tables' order."""
+    rows = [(e, c) for e in entries() for c in e.leaderboard]
+    return sorted(rows, key=lambda pair: (pair[1].order, pair[0].order))
+
+
+def notebooks() -> list[str]:
+    """The registered methods' notebooks, in reading order."""
+    return [e.notebook_name for e in entries() if e.notebook is not None]
+
+
+def notebook_file(name: str) -> Path | None:
+    """The file of a registered notebook that lives in its own package (None: look in notebooks/)."""
+    for entry in entries():
+        if entry.notebook_name == name and entry.notebook_path is not None:
+            return entry.notebook_path
+    return None
