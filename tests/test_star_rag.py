@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from fakes import fake_llm
+from reference import pagerank_dense, pagerank_plain
 from test_star_rag_graph import random_kg
 
 from temporag.data.tkg import TemporalKG
@@ -19,8 +20,6 @@ from temporag.methods import star_rag
 from temporag.methods.base import Retrieval
 from temporag.methods.semantic import top_k_stable
 from temporag.ppr import (
-    pagerank_dense,
-    pagerank_plain,
     personalized_pagerank,
     personalized_pagerank_many,
     transition_matrix,
