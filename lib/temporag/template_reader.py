@@ -9,7 +9,7 @@ offline accuracy that needs no model (and SAR's offline scripted policy answers 
 1. :func:`analyse` reads the template from the question's wording — the order word (first / last), the
    temporal constraint (before / after / in / same day-month-year as) and what it points at (a date the
    question names or another entity's event), the answer type and granularity — and takes the entities
-   and the relation from the kit's offline parse (:class:`temporag.methods.tecqa.OfflineParser`).
+   and the relation from the kit's offline parse (:class:`temporag.parsing.OfflineParser`).
 2. :meth:`TemplateReader.read` filters the context's facts to the main entity and relation (and the other
    entity a question names), resolves an entity anchor to the date of its event in the context, applies
    the constraint, orders by time for first / last / before / after, and returns the other entity of the

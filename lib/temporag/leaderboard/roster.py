@@ -3,7 +3,7 @@
 The leaderboard compares methods, not notebooks, so each paper's :class:`~temporag.methods.base.Method`
 is built here exactly as its notebook builds it — the paper's printed hyper-parameters, the kit's
 offline parse where the paper uses an LLM — and every one shares the same all-MiniLM-L6-v2 vectors
-(:class:`~temporag.methods.sar.Resources` holds them: triple, entity and relation vectors, the offline
+(:class:`~temporag.workspace.KGWorkspace` holds them: triple, entity and relation vectors, the offline
 parser, the template reader).  Each entry carries its *native context*: the evidence the method hands
 its reader as published (STAR-RAG's K1 = 10 events, TimeR4's n = 15 facts, TECQA's ~20 chain facts,
 SAR's K = 15 facts per SEARCH), so tokens and recall are measured on what a reader would see.
@@ -25,6 +25,8 @@ import numpy as np
 
 from temporag.methods.base import Method, Retrieval
 from temporag.methods.timer4.params import PARAMETERS as TIMER4_PARAMETERS
+from temporag.parsing import IMPROVED_PARSER, make_offline_parser
+from temporag.workspace import KGWorkspace
 
 log = logging.getLogger(__name__)
 
@@ -137,12 +139,12 @@ def build_roster(
     kg, questions: Sequence, *, profile: str = "smoke", seed: int = 0, encoder=None
 ) -> tuple[list[Entry], object]:
     """Every MultiTQ method, sharing one encoder and one set of vectors (see the module docstring), and
-    the shared :class:`~temporag.methods.sar.Resources` (offline parse, template reader)."""
+    the shared :class:`~temporag.workspace.KGWorkspace` (offline parse, template reader)."""
     from temporag.embed import Encoder
     from temporag.methods import sar, star_rag, tecqa
     from temporag.methods.semantic import SemanticRetriever
 
-    res = sar.Resources(kg, encoder or Encoder())
+    res = KGWorkspace(kg, encoder or Encoder())
     semantic: SemanticRetriever = res.semantic
     texts = [q.question for q in questions]
     known = semantic.embed_questions(texts)
@@ -160,9 +162,9 @@ def build_roster(
     released = star_rag.ReleasedCodeRAG(kg, consecutive, semantic, reader_style="plain")
     model = tecqa.TECQA(kg, res.encoder, semantic.triple_vectors)
     model.offline_parser = res.parser  # the same offline parse as SAR's policy and the template reader
-    improved = tecqa.make_offline_parser(kg, res.encoder, **tecqa.IMPROVED_PARSER)
+    improved = make_offline_parser(kg, res.encoder, **IMPROVED_PARSER)
     time_r4, timer4_note = _timer4(kg, res, profile, seed, questions)
-    sar_method = sar.SAR(kg, resources=res)
+    sar_method = sar.SAR(kg, workspace=res)
 
     def tecqa_retrieve(parse, chain):
         def run(qs):

@@ -264,7 +264,7 @@ def headline(results, rows: dict[str, str] | None = None, model: str = "") -> pd
 
 def search_example(tool, sub_query: str, kind: str = "ANYTIME", time: str | None = None) -> pd.DataFrame:
     """One SEARCH with its Eq. 1 components per returned fact: S(h, h'), S(r, r'), S(t, t') and the sum."""
-    res, kg = tool.res, tool.res.kg
+    workspace, kg = tool.workspace, tool.workspace.kg
     found = tool(sub_query, kind, time)
     triple, _ = tool.decomposer(sub_query)
     head, rel, tail = tool.vectors(triple)
@@ -272,9 +272,9 @@ def search_example(tool, sub_query: str, kind: str = "ANYTIME", time: str | None
     for rank, f in enumerate(found.facts, 1):
         s, r, o = int(kg.s[f]), int(kg.r[f]), int(kg.o[f])
         part = {
-            "S(h,h')": float(res.entity_vectors[s] @ head) if head is not None else 0.0,
-            "S(r,r')": float(res.relation_vectors[r] @ rel) if rel is not None else 0.0,
-            "S(t,t')": float(res.entity_vectors[o] @ tail) if tail is not None else 0.0,
+            "S(h,h')": float(workspace.entity_vectors[s] @ head) if head is not None else 0.0,
+            "S(r,r')": float(workspace.relation_vectors[r] @ rel) if rel is not None else 0.0,
+            "S(t,t')": float(workspace.entity_vectors[o] @ tail) if tail is not None else 0.0,
         }
         rows.append(
             {

@@ -15,8 +15,8 @@ import numpy as np
 
 from temporag import evaluate
 from temporag.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
-from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days, subgraph, subgraph_parts
-from temporag.methods.tecqa.parser import Constraints
+from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days
+from temporag.parsing import Constraints, subgraph, subgraph_parts
 
 KS = (5, 10, 20, 40, 60)  # Figure 4's K grid
 NS = (1, 2, 5, 10)  # Figure 4's N grid

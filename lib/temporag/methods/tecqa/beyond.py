@@ -16,9 +16,9 @@ import numpy as np
 from temporag import evaluate
 from temporag.linking import date_word_mask, tokenize, top_relations
 from temporag.methods.tecqa.analysis import main_entity_supported, relation_supported
-from temporag.methods.tecqa.chain import EvidenceChain, subgraph
-from temporag.methods.tecqa.parser import Constraints
+from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.methods.tecqa.tables import CHAIN_LENGTH, CHAIN_RECALL, SUBGRAPH_RECALL
+from temporag.parsing import Constraints, subgraph
 
 #: (m, margin, whole-phrase relation) settings the held-out check chooses among
 RELATION_GRID = tuple(

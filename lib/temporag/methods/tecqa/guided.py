@@ -32,7 +32,7 @@ import numpy as np
 
 from temporag.linking import tokenize
 from temporag.methods.tecqa.chain import proximity
-from temporag.methods.tecqa.parser import Constraints
+from temporag.parsing import Constraints
 from temporag.timeutil import TimeValue
 
 FIRST_WORDS = frozenset("first earliest initially initial firstly".split())

@@ -38,7 +38,6 @@ from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: one modu
     relation_union_check,
 )
 from temporag.methods.tecqa.chain import EvidenceChain
-from temporag.methods.tecqa.parser import Constraints
 from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one module for the notebook)
     CASES,
     CHAIN_LENGTH,
@@ -63,6 +62,7 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     table1_frame,
     table2_frame,
 )
+from temporag.parsing import Constraints
 
 # -- parser accuracy (§4.2.1) -------------------------------------------------------------------------
 
