@@ -35,11 +35,9 @@ def paper_ref(source: str, row: str, column: str, dataset: str | None = "MultiTQ
 def read_sample(llm, methods: Mapping, retrievals: Mapping[str, Retrieval], questions, reader_questions):
     """Each method's reader answers on the reader sample (a subset of ``questions``), from the events
     that method retrieved for those questions."""
-    from temporag.methods.star_rag import take
-
     rows = positions_in(questions, reader_questions)
     return {
-        name: methods[name].read(llm, reader_questions, take(retrievals[name], rows)) for name in retrievals
+        name: methods[name].read(llm, reader_questions, retrievals[name].select(rows)) for name in retrievals
     }
 
 
