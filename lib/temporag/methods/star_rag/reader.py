@@ -2,8 +2,8 @@
 
 The reader itself is the kit's one reader, :func:`temporag.readers.read_many`: STAR-RAG hands it this
 prompt builder, this answer post-processing, the completion budget and *no* stop sequence (the
-Appendix-E reply may hold a "Thought:" before its list).  The messages and parameters are exactly those
-the kit sent before the reader paths were merged, so cached replies stay valid.
+Appendix-E reply may hold a "Thought:" before its list).  The messages and parameters are pinned byte for
+byte by the tests, so cached replies stay valid.
 """
 
 from __future__ import annotations
