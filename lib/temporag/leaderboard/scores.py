@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate
+from temporag.llm import cl100k_count
 from temporag.parsing import subgraph
 
 KS = (1, 5, 10, 20)
@@ -52,8 +54,6 @@ class MethodScores:
 
 def context_tokens(lines_of, contexts: Sequence[Sequence[int]]) -> np.ndarray:
     """cl100k tokens of each context as its reader lines (``lines_of(ids)``), one line per item."""
-    from temporag.llm import cl100k_count
-
     return np.array([cl100k_count("\n".join(lines_of(ids))) for ids in contexts], dtype=float)
 
 
@@ -145,8 +145,6 @@ def breakdown_table(questions: Sequence, all_scores: Sequence[MethodScores], col
     """One per-question series (``column`` of :meth:`MethodScores.per_question`) of every method, by
     qtype and Single / Multiple, with bootstrap intervals: a long frame (method, group, category, n,
     mean, ci_low, ci_high)."""
-    import pandas as pd
-
     frames = []
     for s in all_scores:
         frame = evaluate.breakdown(questions, s.per_question()[column], by=["qlabel", "qtype"], seed=seed)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate
 from temporag.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
@@ -116,8 +117,6 @@ def sensitivity(
     ns: Sequence[int] = NS,
 ):
     """Answer recall and average context length of the evidence chain over the K × N grid."""
-    import pandas as pd
-
     rows = []
     for n in ns:
         for k in ks:
