@@ -448,7 +448,7 @@ def test_report_rows_n_curve_and_cost_from_records(questions):
     assert paper["Overall"] == 0.782 and paper["n"] == 560
 
 
-def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, resources):
+def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
     """Issue 28 row 1: an endpoint failing mid-run left SAR's Hits@1 at 0.0 (`hits`, `hits_over_n`,
     `k_sweep`, Fig. 3 and 4); a failed call is now left out of every mean and counted beside it."""
     from temporag.methods.sar import report
@@ -468,7 +468,7 @@ def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, resources):
 
     base = _fake_agent_llm()
     llm = fake_llm(base.backend.reply, fail_when=fails)
-    records = SAR(kg, resources=resources).pipeline(qs, llm, progress=False, n_verify=2)
+    records = SAR(kg, workspace=workspace).pipeline(qs, llm, progress=False, n_verify=2)
     assert [r.error is not None for r in records] == [False, True, False]
     assert records[2].trace["attempts"][0]["outcome"] == "llm_error"
 
@@ -481,7 +481,7 @@ def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, resources):
     assert (row["Overall"], row["n"], row["failed"]) == (1.0, 3, 2)
 
     everything_fails = fake_llm(fail_when=lambda user: True)
-    method = SAR(kg, resources=resources)
+    method = SAR(kg, workspace=workspace)
     offline = method.pipeline(qs, policy="offline", progress=False)
     sweep = report.k_sweep(method, qs, qs[:2], everything_fails, (15,), reuse={15: offline})
     assert np.isnan(sweep["reader_hits"].iloc[0]) and sweep["reader_failed"].iloc[0] == 2
