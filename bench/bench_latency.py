@@ -84,8 +84,7 @@ def kg_rows(n_single: int, n_batch: int) -> list[Row]:
     released = star_rag.ReleasedCodeRAG(kg, consecutive, semantic)
     add("STAR-RAG released code", lambda t, v: released.retrieve(t, q_vecs=v, progress=False).latency_s)
 
-    resources = sar.Resources(kg, enc)
-    agent = sar.SAR(kg, resources=resources, verifier=None)
+    agent = sar.SAR(kg, enc, verifier=None)
     add(
         "SAR offline agent (per question)",
         lambda t, v: agent.retrieve(t, agent.k, progress=False).latency_s,

@@ -1,4 +1,4 @@
-"""Concurrent LLM requests against a simulated batching GPU server (issue 25), no GPU needed.
+"""Concurrent LLM requests against a simulated batching GPU server, no GPU needed.
 
 The stub (:mod:`temporag.llm.stub`) answers every request in a fixed service time with a fixed number of
 slots, the way vLLM serves up to ``--max-num-seqs`` sequences at once.  Two parts:
@@ -104,17 +104,17 @@ def part_two(tmp: Path) -> None:
     from temporag.data import multitq
     from temporag.methods.ia_rag.classify import classify_llm
     from temporag.methods.sar import SAR
-    from temporag.methods.sar.tools import Resources
     from temporag.methods.tecqa.parser import make_parser
     from temporag.readers import read_many
+    from temporag.workspace import KGWorkspace
 
     kg = multitq.load_kg()
     questions = multitq.load_questions()
-    resources = Resources(kg)
+    workspace = KGWorkspace(kg)
     offline = make_parser(kg, "offline")
 
     def sar(llm, qs):
-        return [r.answers for r in SAR(kg, resources=resources).pipeline(qs, llm, progress=False)]
+        return [r.answers for r in SAR(kg, workspace=workspace).pipeline(qs, llm, progress=False)]
 
     def tecqa(llm, qs):
         texts = [q.question for q in qs]

@@ -16,7 +16,7 @@ import numpy as np
 
 from temporag.data import multitq
 from temporag.evaluate import latency_summary
-from temporag.methods.sar import SAR, Resources
+from temporag.methods.sar import SAR
 
 N_QUESTIONS = 200
 TARGET_P50_MS = 20.0
@@ -24,8 +24,7 @@ TARGET_P50_MS = 20.0
 
 def main() -> None:
     kg = multitq.load_kg()
-    resources = Resources(kg)
-    method = SAR(kg, resources=resources, verifier=None)
+    method = SAR(kg, verifier=None)
     questions = multitq.load_questions()[:N_QUESTIONS]
     records = method.pipeline(questions, policy="offline", progress=False)
     actions = [

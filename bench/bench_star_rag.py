@@ -1,7 +1,7 @@
 """STAR-RAG benchmarks: cold rule-graph build on the full MultiTQ KG (time, peak RSS), cached load,
 retrieval latency per question (embedding excluded), and sparse PPR vs networkx.pagerank.
 
-Targets (issue): cold build ≤ 10 min and ≤ 8 GB peak RSS; retrieval p50 ≤ 20 ms per question.
+Targets: cold build ≤ 10 min and ≤ 8 GB peak RSS; retrieval p50 ≤ 20 ms per question.
 The build is measured first, in a fresh process, so the peak RSS it reports is the KG plus the build.
 """
 

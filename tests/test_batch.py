@@ -1,4 +1,4 @@
-"""Batch reproduction (issue 15): grids, parallel jobs sharing the caches, one build per cache entry, and a
+"""Batch reproduction: grids, parallel jobs sharing the caches, one build per cache entry, and a
 batch killed with SIGKILL that resumes without re-running finished notebooks or repeating an LLM call.
 
 The notebook is tests/fixtures/batch/ask.ipynb: it asks a fake OpenAI-compatible endpoint on 127.0.0.1

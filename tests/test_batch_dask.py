@@ -1,4 +1,4 @@
-"""The distributed engine (issue 15, item 5): a batch on a local Dask cluster of two workers lands in the
+"""The distributed engine: a batch on a local Dask cluster of two workers lands in the
 same output layout, with the cache shared or kept per worker and merged back; and the pieces that make
 that work without a shared file system (shipping a run folder back, merging caches)."""
 

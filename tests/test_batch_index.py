@@ -1,4 +1,4 @@
-"""The HTML index of executed notebooks (issue 15, item 4): what it lists, and that it works offline in
+"""The HTML index of executed notebooks: what it lists, and that it works offline in
 a real headless browser — the page loads, every link resolves, no console errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reading-group book (issue 24, item 3): which number is the comparable one, executed notebooks kept
+"""The reading-group book: which number is the comparable one, executed notebooks kept
 small, and the site itself in a real headless browser — every page loads, every image renders, every
 internal link resolves, nothing is fetched from the network."""
 

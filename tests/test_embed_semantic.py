@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fakes import fake_llm
+from reference import cosine_top_k
 from slices import iraq_visits, kg_slice
 
-from temporag.embed import Encoder, VectorIndex, cosine_top_k
+from temporag.embed import Encoder, VectorIndex
 from temporag.methods.semantic import (
     SemanticRetriever,
     TripleScores,

@@ -1,4 +1,4 @@
-"""Interactive runs never touch published runs (issue 24, item 2).
+"""Interactive runs never touch published runs.
 
 A notebook run outside the runner (JupyterLab, plain papermill) writes to runs/interactive/<paper>/ and
 may not write into a folder the runner published; the runner never takes a folder changed after its stamp

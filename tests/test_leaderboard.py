@@ -12,7 +12,7 @@ from fakes import tiny_kg
 from temporag.data.multitq import Question
 from temporag.data.tkg import TemporalKG
 from temporag.leaderboard import report, scores
-from temporag.methods.tecqa import Constraints
+from temporag.parsing import Constraints
 from temporag.reported import lookup
 from temporag.template_reader import TemplateReader, analyse
 
@@ -164,8 +164,8 @@ def test_the_leaderboard_never_trains_timer4(kg, tmp_cache):
     assert entry.cached_share(kg, "no-such-model") == 0.0
 
 
-class _Resources:
-    """SAR's shared resources, shrunk to what the ceilings need: the parse, templates and the reader."""
+class _Workspace:
+    """The KG workspace, shrunk to what the ceilings need: the parse, templates and the reader."""
 
     def __init__(self, kg) -> None:
         self.kg = kg
@@ -183,7 +183,7 @@ class _Resources:
 
 
 def test_ceilings_read_every_fact_of_the_main_entity_and_the_full_subgraph(tiny):
-    found = scores.ceilings(tiny, QUESTIONS, _Resources(tiny), ks=(1,))
+    found = scores.ceilings(tiny, QUESTIONS, _Workspace(tiny), ks=(1,))
     assert set(found) == {"main entity", "subgraph"}
     for key, ceiling in found.items():
         assert ceiling.facts.tolist() == [3.0, 3.0, 3.0], key  # Iraq's three visits, all with the relation

@@ -1,4 +1,4 @@
-"""The LLM client under concurrency (issue 25): a concurrent run records exactly what a sequential one does,
+"""The LLM client under concurrency: a concurrent run records exactly what a sequential one does,
 and every promise of the client holds with many requests in flight — against a real OpenAI-compatible stub
 server on 127.0.0.1 (:mod:`temporag.llm.stub`)."""
 
@@ -115,9 +115,9 @@ def test_the_breaker_stops_every_thread_at_once(tmp_path):
 
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_a_hanging_server_costs_two_timeouts_not_minutes(tmp_path, concurrency):
-    # issue 28 row 9: default retries (4) and breaker (3); a hang used to cost 5 timeouts on the first
-    # question and one more on each of the next two (7 x timeout); now the first question's retries stop
-    # within ~2 x timeout, when the retry budget is used and the breaker opens for every thread
+    # default retries (4) and breaker (3): the first question's retries stop within ~2 x timeout, when
+    # the retry budget is used and the breaker opens for every thread (not 5 timeouts on the first
+    # question and one more on each of the next two)
     timeout = 0.6
     with StubServer(service_s=0.0, fault=lambda prompt, n: "hang", hang_s=10.0) as server:
         llm = client(tmp_path, server.url, concurrency, timeout=timeout, retries=4, breaker=3)
@@ -166,10 +166,10 @@ def test_sar_concurrent_run_writes_the_results_json_of_a_sequential_one(tmp_path
     import json
 
     from temporag.methods.sar import SAR
-    from temporag.methods.sar.tools import Resources
     from temporag.results import Results
+    from temporag.workspace import KGWorkspace
 
-    resources = Resources(kg)
+    workspace = KGWorkspace(kg)
     qs = questions[:8]
     runs, sent = {}, {}
     with StubServer(service_s=0.05, slots=64, reply=_sar_reply) as server:
@@ -177,7 +177,7 @@ def test_sar_concurrent_run_writes_the_results_json_of_a_sequential_one(tmp_path
             llm = client(tmp_path / name, server.url, concurrency)
             res = Results("sar_check", {}, out_dir=tmp_path / name / "out", settings=llm.settings)
             t0 = time.perf_counter()
-            records = SAR(kg, resources=resources).pipeline(qs, llm, progress=False)
+            records = SAR(kg, workspace=workspace).pipeline(qs, llm, progress=False)
             runs[name] = time.perf_counter() - t0
             res.predictions("sar", [r.to_dict() for r in records])
             res.metric("answered", sum(r.answered for r in records))

@@ -26,13 +26,13 @@ def workspace(kg, questions, tmp_path_factory):
     """The leaderboard's workspace over the Iraq-visit slice, embedded into a temporary cache."""
     from temporag.embed import Encoder
     from temporag.leaderboard.roster import Workspace
-    from temporag.methods.sar import Resources
+    from temporag.workspace import KGWorkspace
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TEMPORAG_CACHE", str(tmp_path_factory.mktemp("cache")))
         sub = iraq_visits(kg)
         picked = [q for q in questions if q.quid in QUIDS]
-        yield Workspace(sub, picked, "smoke", 0, Resources(sub, Encoder()))
+        yield Workspace(sub, picked, "smoke", 0, KGWorkspace(sub, Encoder()))
 
 
 def test_every_leaderboard_row_is_checked_and_declares_its_method():

@@ -35,8 +35,8 @@ def _metric(data: dict, key: str):
 def _check_tour(data: dict) -> None:
     assert _metric(data, "kg/facts") == 461_329
     assert _metric(data, "kg/entities") == 10_488
-    # the seeded smoke sample of 40: questions whose top-k facts hold a gold answer, as measured when the
-    # tour became the semantic package (within one question: float ties may order differently elsewhere)
+    # the seeded smoke sample of 40: questions whose top-k facts hold a gold answer (within one question:
+    # float ties may order differently on another machine)
     for k, recalled in {1: 16, 5: 23, 10: 25, 20: 26, 50: 31}.items():
         assert _metric(data, f"semantic/answer_recall@{k}") * 40 == pytest.approx(recalled, abs=1.01), k
     reader = data["metrics"]["semantic_reader/hits@1_strict"]
@@ -47,8 +47,8 @@ def _check_tour(data: dict) -> None:
 
 
 def _check_tecqa(data: dict) -> None:
-    # the seeded smoke sample of 40: questions whose context holds a gold answer, as measured when TECQA
-    # became a package (within one question: float ties may order differently on another machine)
+    # the seeded smoke sample of 40: questions whose context holds a gold answer (within one question:
+    # float ties may order differently on another machine)
     recalled = {
         "subgraph/answer_recall": 40,
         "chain/answer_recall": 37,
@@ -236,8 +236,8 @@ def _check_leaderboard(data: dict) -> None:
         assert low <= hits <= high, method
         assert _metric(data, f"{key}/context tokens / question") > 50, method
         assert data["metrics"][f"{key}/reader/llm_calls"]["n"] == 1, method
-    # the seeded smoke sample: questions the template reader answers, as measured when the leaderboard was
-    # added (within one question: float ties may order differently on another machine)
+    # the seeded smoke sample: questions the template reader answers (within one question: float ties may
+    # order differently on another machine)
     for method, answered in {
         "Semantic baseline": 21,
         "TECQA (paper-faithful)": 30,

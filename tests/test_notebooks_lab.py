@@ -1,4 +1,4 @@
-"""JupyterLab, the other half of the kit's use (issue 15, item 6): ``make lab`` starts as root, and in a
+"""JupyterLab, the other half of the kit's use: ``make lab`` starts as root, and in a
 real headless browser JupyterLab opens the tour notebook, runs its cells in the smoke profile in the live
 kernel with no error output, and its progress bar renders as a widget.
 

@@ -1,5 +1,5 @@
 """The runner reports only finished runs as current, never writes where it should not, one run per folder,
-and a run whose LLM calls all failed is a failed run (issue 9, items 1-3 and 8).
+and a run whose LLM calls all failed is a failed run.
 
 Real papermill runs of tiny notebooks; a run is killed with SIGKILL (runner and kernel) mid-cell.
 """

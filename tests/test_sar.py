@@ -13,10 +13,11 @@ from temporag.methods.base import QuestionRecord
 from temporag.methods.sar import SAR, NaiveRAG, ReActRAG, paper_sample
 from temporag.methods.sar.actions import FINISH, MALFORMED, SEARCH, parse_step
 from temporag.methods.sar.agent import Agent, PolicyReply
-from temporag.methods.sar.decompose import parse_triple_reply, split_triple
+from temporag.methods.sar.decompose import make_decomposer, parse_triple_reply, split_triple
 from temporag.methods.sar.search import SearchResult, TimeIndex, eq1_scores, name_scores, top_k_positions
 from temporag.methods.sar.verify import parse_verdict
 from temporag.timeutil import parse_time
+from temporag.workspace import KGWorkspace
 
 # -- actions ------------------------------------------------------------------------------------------
 
@@ -204,17 +205,19 @@ def test_top_k_with_the_sample_bound_equals_a_full_sort():
 
 
 @pytest.fixture(scope="module")
-def resources(kg):
-    from temporag.methods.sar.tools import Resources
-
-    return Resources(kg)
+def workspace(kg):
+    return KGWorkspace(kg)
 
 
-def test_eq1_matches_a_brute_force_loop_on_a_kg_slice(kg, resources):
-    ents, rels = resources.entity_vectors, resources.relation_vectors
+@pytest.fixture(scope="module")
+def index(kg):
+    return TimeIndex(kg)
+
+
+def test_eq1_matches_a_brute_force_loop_on_a_kg_slice(kg, workspace, index):
+    ents, rels = workspace.entity_vectors, workspace.relation_vectors
     head, rel = ents[kg.label_to_entity["China"]], rels[kg.relation_labels.index("Make a visit")]
-    tail = resources.embed("the government of Japan")
-    index = resources.index
+    tail = workspace.embed("the government of Japan")
     lo, hi, _ = index.filter("IN", parse_time("2010-05"))
     assert 2000 < hi - lo < 10_000
     tables = name_scores(ents, rels, head, rel, tail)
@@ -238,10 +241,10 @@ def test_eq1_matches_a_brute_force_loop_on_a_kg_slice(kg, resources):
     np.testing.assert_allclose(sym, swapped, atol=1e-5)
 
 
-def test_structured_search_finds_the_named_event_and_reorders(kg, resources):
+def test_structured_search_finds_the_named_event_and_reorders(kg, workspace, index):
     from temporag.methods.sar.tools import StructuredSearch
 
-    tool = StructuredSearch(resources, resources.decomposer("offline"), k=15)
+    tool = StructuredSearch(workspace, index, make_decomposer("offline", workspace.parser.linker), k=15)
     found = tool("China; Make a visit; ?", "IN", "2010-05")
     assert len(found.facts) == 15 and found.reordered is False
     quads = kg.as_quadruples(found.facts)
@@ -275,23 +278,23 @@ def test_triples_as_written_and_from_replies():
     assert parse_triple_reply("I cannot tell.") is None
 
 
-def test_offline_decomposer_links_the_sub_query(kg, resources):
-    decompose = resources.decomposer("offline")
+def test_offline_decomposer_links_the_sub_query(kg, workspace):
+    decompose = make_decomposer("offline", workspace.parser.linker)
     triple, responses = decompose("China visit Abdullah Gül")
     assert (triple.head, triple.tail, triple.source) == ("China", "Abdullah Gül", "offline") and not responses
     triple, _ = decompose("who visited Iraq")
     assert triple.head is None and triple.tail == "Iraq" and "visited" in triple.relation
 
 
-def test_llm_decomposer_falls_back_to_the_linker(kg, resources):
-    good = resources.decomposer("llm", fake_llm("(China; visit; Abdullah Gül)"))
+def test_llm_decomposer_falls_back_to_the_linker(kg, workspace):
+    good = make_decomposer("llm", workspace.parser.linker, fake_llm("(China; visit; Abdullah Gül)"))
     triple, responses = good("China paid a visit to Abdullah Gül")
     assert (
         triple.parts() == ("China", "visit", "Abdullah Gül")
         and triple.source == "llm"
         and len(responses) == 1
     )
-    bad = resources.decomposer("llm", fake_llm("I am not sure what you mean."))
+    bad = make_decomposer("llm", workspace.parser.linker, fake_llm("I am not sure what you mean."))
     triple, _ = bad("China visit Abdullah Gül")
     assert triple.source == "llm→offline" and triple.head == "China"
 
@@ -325,10 +328,10 @@ def _fake_agent_llm():
     return fake_llm(reply)
 
 
-def test_sar_pipeline_with_the_fake_llm_on_real_questions(kg, questions, resources):
+def test_sar_pipeline_with_the_fake_llm_on_real_questions(kg, questions, workspace):
     qs = questions[:3]
     llm = _fake_agent_llm()
-    records = SAR(kg, resources=resources).pipeline(qs, llm, progress=False)
+    records = SAR(kg, workspace=workspace).pipeline(qs, llm, progress=False)
     assert all(isinstance(r, QuestionRecord) for r in records)
     for q, r in zip(qs, records):
         assert r.quid == q.quid and r.trace["outcome"] == "finish" and r.error is None
@@ -344,10 +347,10 @@ def test_sar_pipeline_with_the_fake_llm_on_real_questions(kg, questions, resourc
         )
 
 
-def test_offline_and_llm_policies_return_the_same_record_type(kg, questions, resources):
+def test_offline_and_llm_policies_return_the_same_record_type(kg, questions, workspace):
     qs = questions[:2]
-    offline = SAR(kg, resources=resources).pipeline(qs, progress=False)
-    llm = SAR(kg, resources=resources).pipeline(qs, _fake_agent_llm(), progress=False)
+    offline = SAR(kg, workspace=workspace).pipeline(qs, progress=False)
+    llm = SAR(kg, workspace=workspace).pipeline(qs, _fake_agent_llm(), progress=False)
     for a, b in zip(offline, llm):
         assert type(a) is type(b) is QuestionRecord
         assert a.to_dict().keys() == b.to_dict().keys() and a.trace.keys() == b.trace.keys()
@@ -355,9 +358,9 @@ def test_offline_and_llm_policies_return_the_same_record_type(kg, questions, res
         assert a.trace["attempts"][0]["steps"][-1]["action"].startswith("FINISH(")
 
 
-def test_offline_policy_answers_after_first_questions_from_its_searches(kg, questions, resources):
+def test_offline_policy_answers_after_first_questions_from_its_searches(kg, questions, workspace):
     qs = [q for q in questions if q.qtype == "after_first"][:12]
-    records = SAR(kg, resources=resources).pipeline(qs, progress=False)
+    records = SAR(kg, workspace=workspace).pipeline(qs, progress=False)
     from temporag.evaluate import strict_hit
 
     for r in records:  # one SEARCH for the reference event, then one AFTER its date
@@ -368,13 +371,13 @@ def test_offline_policy_answers_after_first_questions_from_its_searches(kg, ques
     assert np.mean(hits) >= 0.5
 
 
-def test_baselines_through_the_interface(kg, questions, resources):
+def test_baselines_through_the_interface(kg, questions, workspace):
     qs = questions[:2]
-    naive = NaiveRAG(kg, resources=resources).pipeline(qs, fake_llm("['Iran']"), k=15, progress=False)
+    naive = NaiveRAG(kg, workspace=workspace).pipeline(qs, fake_llm("['Iran']"), k=15, progress=False)
     assert [r.answers for r in naive] == [["Iran"], ["Iran"]] and all(
         len(r.evidence_ids) == 15 for r in naive
     )
-    react = ReActRAG(kg, resources=resources).pipeline(qs, _fake_agent_llm(), progress=False)
+    react = ReActRAG(kg, workspace=workspace).pipeline(qs, _fake_agent_llm(), progress=False)
     for r in react:  # no verifier: SEARCH and FINISH only; plain search does not decompose
         assert r.llm_calls == 2 and r.trace["attempts"][0]["steps"][0]["search"]["decomposer"] == "none"
         assert len(r.trace["attempts"]) == 1
@@ -391,14 +394,14 @@ def test_paper_sample_draws_equal_single_and_multiple(questions):
     assert len(small) == 40 and info["per_label"] == 20
 
 
-def test_rule_verifier_checks_type_support_and_the_reference_event(kg, questions, resources):
+def test_rule_verifier_checks_type_support_and_the_reference_event(kg, questions, workspace):
     from temporag.methods.sar.agent import Attempt
     from temporag.methods.sar.verify import RuleVerifier
 
     question = next(q for q in questions if q.qtype == "after_first")
-    record = SAR(kg, resources=resources, verifier=None).pipeline([question], progress=False)[0]
+    record = SAR(kg, workspace=workspace, verifier=None).pipeline([question], progress=False)[0]
     evidence, answer = record.evidence_ids, record.answers[0]
-    verifier = RuleVerifier(resources)
+    verifier = RuleVerifier(workspace)
     ok, _ = verifier.verify(question.question, Attempt([], "finish", [answer]))
     assert not ok.valid and "reference event" in ok.feedback  # no evidence at all: nothing supports it
     from temporag.methods.sar.actions import Action
@@ -445,7 +448,7 @@ def test_report_rows_n_curve_and_cost_from_records(questions):
     assert paper["Overall"] == 0.782 and paper["n"] == 560
 
 
-def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, resources):
+def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
     """Issue 28 row 1: an endpoint failing mid-run left SAR's Hits@1 at 0.0 (`hits`, `hits_over_n`,
     `k_sweep`, Fig. 3 and 4); a failed call is now left out of every mean and counted beside it."""
     from temporag.methods.sar import report
@@ -465,7 +468,7 @@ def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, resources):
 
     base = _fake_agent_llm()
     llm = fake_llm(base.backend.reply, fail_when=fails)
-    records = SAR(kg, resources=resources).pipeline(qs, llm, progress=False, n_verify=2)
+    records = SAR(kg, workspace=workspace).pipeline(qs, llm, progress=False, n_verify=2)
     assert [r.error is not None for r in records] == [False, True, False]
     assert records[2].trace["attempts"][0]["outcome"] == "llm_error"
 
@@ -478,7 +481,7 @@ def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, resources):
     assert (row["Overall"], row["n"], row["failed"]) == (1.0, 3, 2)
 
     everything_fails = fake_llm(fail_when=lambda user: True)
-    method = SAR(kg, resources=resources)
+    method = SAR(kg, workspace=workspace)
     offline = method.pipeline(qs, policy="offline", progress=False)
     sweep = report.k_sweep(method, qs, qs[:2], everything_fails, (15,), reuse={15: offline})
     assert np.isnan(sweep["reader_hits"].iloc[0]) and sweep["reader_failed"].iloc[0] == 2

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from fakes import fake_llm
+from reference import pagerank_dense, pagerank_plain
 from test_star_rag_graph import random_kg
 
 from temporag.data.tkg import TemporalKG
@@ -19,8 +20,6 @@ from temporag.methods import star_rag
 from temporag.methods.base import Retrieval
 from temporag.methods.semantic import top_k_stable
 from temporag.ppr import (
-    pagerank_dense,
-    pagerank_plain,
     personalized_pagerank,
     personalized_pagerank_many,
     transition_matrix,
@@ -258,9 +257,9 @@ def test_retrieval_on_real_multitq(kg, questions):
 GOLDEN = Path(__file__).parent / "fixtures" / "star_rag_reader_requests.json"
 
 
-def test_reader_requests_are_byte_identical_to_the_old_star_rag_reader(kg, questions):
-    """The exact messages and LLM parameters STAR-RAG's own reader sent before it went through
-    ``readers.read_many`` (captured at commit 9030b8b): the sqlite LLM cache keeps hitting."""
+def test_reader_requests_match_the_golden_requests_byte_for_byte(kg, questions):
+    """STAR-RAG's reader sends exactly the messages and LLM parameters of the golden file
+    (fixtures/star_rag_reader_requests.json), so the sqlite LLM cache of earlier runs keeps hitting."""
     by_quid = {q.quid: q for q in questions}
     for case in json.loads(GOLDEN.read_text()):
         question = by_quid[case["quid"]]

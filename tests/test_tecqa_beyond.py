@@ -18,7 +18,7 @@ from temporag.linking import (
 from temporag.methods import tecqa
 from temporag.methods.tecqa import Constraints, question_focus
 from temporag.methods.tecqa.beyond import with_relation_union
-from temporag.methods.tecqa.parser import IMPROVED_PARSER
+from temporag.parsing import IMPROVED_PARSER
 
 # -- class 1: tokens of a date linked as entities -------------------------------------------------------
 

@@ -8,7 +8,7 @@ import pytest
 from fakes import tiny_kg
 
 from temporag.data.tkg import TemporalKG
-from temporag.methods.tecqa import Constraints
+from temporag.parsing import Constraints
 from temporag.template_reader import TemplateReader, analyse, classify, pivot_role
 
 ENTITIES = ["Iraq", "Iran", "Kenya", "France", "Japan", "Denmark"]
@@ -168,7 +168,7 @@ def test_ceiling_on_real_questions_with_the_main_entitys_facts(kg, questions):
     ceiling any retrieval can give it); the real parse and real wording go through unchanged."""
     from temporag.embed import Encoder, kg_name_vectors
     from temporag.evaluate import strict_hit
-    from temporag.methods.tecqa import OfflineParser
+    from temporag.parsing import OfflineParser
     from temporag.template_reader import analyse_many, template_accuracy
 
     sample = questions[::12]  # 80 questions, every template

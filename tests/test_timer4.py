@@ -179,7 +179,7 @@ def test_window_score_is_the_released_codes():
 def exact_parser(kg):
     """The kit's offline parser with exact-name linking (relation names embedded: 251 short texts)."""
     from temporag.embed import Encoder
-    from temporag.methods.tecqa import OfflineParser
+    from temporag.parsing import OfflineParser
 
     enc = Encoder()
     return OfflineParser(kg, enc, None, enc.encode(kg.relation_labels, progress=False))

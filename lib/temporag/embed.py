@@ -207,17 +207,6 @@ class VectorIndex:
         return scores, ids
 
 
-def cosine_top_k(query: np.ndarray, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-k rows of a small candidate matrix by cosine (both sides normalised): (ids, scores)."""
-    if len(vectors) == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-    scores = vectors @ query
-    k = min(k, len(scores))
-    top = np.argpartition(-scores, k - 1)[:k]
-    top = top[np.argsort(-scores[top], kind="stable")]
-    return top, scores[top]
-
-
 def kg_triple_vectors(kg, encoder: Encoder | None = None) -> np.ndarray:
     """Vectors of the KG's distinct 's r o' texts (each embedded once; dates are a separate signal)."""
     encoder = encoder or Encoder()
@@ -231,7 +220,3 @@ def kg_name_vectors(kg, encoder: Encoder | None = None) -> tuple[np.ndarray, np.
         encoder.encode_cached(kg.entity_labels, desc="embedding entity names"),
         encoder.encode_cached(kg.relation_labels, desc="embedding relation names"),
     )
-
-
-def model_files(encoder: Encoder) -> Path:
-    return Path(embedder_path(encoder.model_name))

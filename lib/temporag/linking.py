@@ -142,7 +142,7 @@ class EntityLinker:
     ``entity_vectors`` are the normalised label vectors (``embed.kg_name_vectors``); ``encoder`` embeds
     the leftover spans.  Both are optional for exact-only use (tests, quick looks).
 
-    Two general rules, off by default (the first linker's behaviour is kept for the paper-faithful runs):
+    Two general rules, off by default (the paper-faithful runs link without them):
     ``date_words`` recognises date words before linking — a month name or abbreviation next to a number or
     after a preposition ("in Sept.", "on 3 Dec"), and bare numbers — so they never start a name;
     ``role_scheme`` grounds a leftover span that names a place (or its adjective: "Croatian" → Croatia)

@@ -143,32 +143,3 @@ def personalized_pagerank(
     """One query: π = α γ + (1 − α) π Ã (STAR-RAG Alg. 1 lines 10–13, Eq. 8).  Returns (π, iterations)."""
     pi, iters = personalized_pagerank_many(trans, np.asarray(gamma)[:, None], alpha, tol, max_iter, dtype)
     return pi[:, 0], int(iters[0])
-
-
-def pagerank_dense(trans: Transition, gamma: np.ndarray, alpha: float = 0.2) -> np.ndarray:
-    """The exact fixed point by a dense linear solve over all nodes (tests and small graphs only)."""
-    gamma = np.asarray(gamma, dtype=np.float64) / np.sum(gamma)
-    n = trans.n
-    at = np.zeros((n, n))
-    at[np.ix_(trans.active, trans.active)] = trans.at.toarray()
-    at += np.outer(gamma, trans.dangling.astype(float))
-    return np.linalg.solve(np.eye(n) - (1 - alpha) * at, alpha * gamma)
-
-
-def pagerank_plain(
-    trans: Transition, gamma: np.ndarray, alpha: float = 0.2, tol: float = 1e-5, max_iter: int = 1000
-) -> tuple[np.ndarray, int]:
-    """The textbook iteration over every node (no isolated-node shortcut), to check the fast path."""
-    gamma = np.asarray(gamma, dtype=np.float64) / np.sum(gamma)
-    n = trans.n
-    coo = trans.at.tocoo()
-    full = sp.csr_matrix((coo.data, (trans.active[coo.row], trans.active[coo.col])), shape=(n, n))
-    dangling = trans.dangling
-    pi = gamma.copy()
-    for it in range(1, max_iter + 1):
-        nxt = alpha * gamma + (1 - alpha) * (full @ pi + pi[dangling].sum() * gamma)
-        err = np.abs(nxt - pi).sum()
-        pi = nxt
-        if err <= tol:
-            return pi, it
-    return pi, max_iter

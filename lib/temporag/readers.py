@@ -146,7 +146,7 @@ def reply_parses(text: str | None) -> bool:
     """True when a reply holds an answer structure (a list, an ``Answer:`` line, numbered lines, "the
     answer is X", or a short bare answer); prose that names no answer does not.  The reader's check on
     every reply (``LLM.chat(accept=...)``): a served endpoint's unparsable reply is counted apart and
-    never cached, so a re-run after fixing the server asks again (issue 28)."""
+    never cached, so a re-run after fixing the server asks again."""
     if not text or not text.strip():
         return False
     text = _INLINE_CITATION.sub("", _THINK.sub("", text))

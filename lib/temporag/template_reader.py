@@ -6,10 +6,11 @@ do the temporal reasoning — so a method's Hits@1 with it says little about whe
 program over dated facts.  This module runs that program on any context, so every method gets an honest
 offline accuracy that needs no model (and SAR's offline scripted policy answers with it):
 
-1. :func:`analyse` reads the template from the question's wording — the order word (first / last), the
-   temporal constraint (before / after / in / same day-month-year as) and what it points at (a date the
-   question names or another entity's event), the answer type and granularity — and takes the entities
-   and the relation from the kit's offline parse (:class:`temporag.methods.tecqa.OfflineParser`).
+1. :func:`analyse` reads the template from the question's wording (the kit's cue lexicon,
+   :mod:`temporag.cues`) — the order word (first / last), the temporal constraint (before / after / in /
+   same day-month-year as) and what it points at (a date the question names or another entity's event),
+   the answer type and granularity — and takes the entities and the relation from the kit's offline
+   parse (:class:`temporag.parsing.OfflineParser`).
 2. :meth:`TemplateReader.read` filters the context's facts to the main entity and relation (and the other
    entity a question names), resolves an entity anchor to the date of its event in the context, applies
    the constraint, orders by time for first / last / before / after, and returns the other entity of the
@@ -30,16 +31,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from temporag import cues
+from temporag.cues import cue_pattern
 from temporag.timeutil import TimeValue, extract_time_mentions, make_time
 
 #: MultiTQ's question templates (its ``qtype`` labels), in the kit's reading of the text.
 TEMPLATES = ("equal", "before_after", "first_last", "equal_multi", "after_first", "before_last")
 
-_FIRST = re.compile(r"\b(first|earliest|initial)\b", re.I)
-_LAST = re.compile(r"\b(last|latest|final|most recent(?:ly)?)\b", re.I)
-_SAME = re.compile(r"\bsame (day|month|year)\b", re.I)
-_BEFORE = re.compile(r"\b(before|prior to|earlier than)\b", re.I)
-_AFTER = re.compile(r"\b(after|following|later than)\b", re.I)
+_FIRST, _LAST = cue_pattern(cues.FIRST), cue_pattern(cues.LAST)
+_BEFORE, _AFTER = cue_pattern(cues.BEFORE), cue_pattern(cues.AFTER)
 _TIME_Q = re.compile(
     r"^\s*when\b|\btell me when\b|\b(?:what|which|exact|specific|precise)\s+(year|month|day|date|time)\b",
     re.I,
@@ -95,7 +95,7 @@ def classify(question: str) -> dict:
     order = "first" if _FIRST.search(question) else ("last" if _LAST.search(question) else None)
     times = [m.value for m in extract_time_mentions(question)]
     time = times[0] if times else None
-    same = _SAME.search(question)
+    same = cues.SAME_PERIOD.search(question)
     if same:
         constraint, granularity = "same", same.group(1).lower()
     elif _BEFORE.search(question):

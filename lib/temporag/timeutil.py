@@ -76,11 +76,6 @@ def try_parse_time(text: str) -> TimeValue | None:
         return None
 
 
-def granularity_of(text: str) -> str | None:
-    value = try_parse_time(text)
-    return value.granularity if value else None
-
-
 def truncate_to(text: str, granularity: str) -> str:
     """Cut an ISO date to a coarser granularity ('2005-04-03', 'month' → '2005-04')."""
     return text[: {"year": 4, "month": 7, "day": 10}[granularity]]

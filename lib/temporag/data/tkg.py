@@ -156,10 +156,6 @@ class TemporalKG:
         return CSRIndex.build(self.s, self.n_entities)
 
     @cached_property
-    def by_object(self) -> CSRIndex:
-        return CSRIndex.build(self.o, self.n_entities)
-
-    @cached_property
     def by_relation(self) -> CSRIndex:
         return CSRIndex.build(self.r, self.n_relations)
 

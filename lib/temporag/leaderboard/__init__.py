@@ -1,4 +1,4 @@
-"""One leaderboard for every method of the kit under one protocol (issue 14).
+"""One leaderboard for every method of the kit under one protocol.
 
 None of the five papers compares the methods under one protocol: each uses its own embedder, reader,
 sample and scoring rule.  Here every MultiTQ method runs through the retrieval interface on the same

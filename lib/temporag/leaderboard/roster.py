@@ -4,7 +4,7 @@ The leaderboard compares methods, not notebooks, so each method package declares
 (:class:`temporag.registry.Contender`): how to build its :class:`~temporag.methods.base.Method` exactly as
 its notebook builds it — the paper's printed hyper-parameters, the kit's offline parse where the paper uses
 an LLM — from one shared :class:`Workspace`, so every row uses the same all-MiniLM-L6-v2 vectors
-(:class:`~temporag.methods.sar.Resources` holds them: triple, entity and relation vectors, the offline
+(:class:`~temporag.workspace.KGWorkspace` holds them: triple, entity and relation vectors, the offline
 parser, the template reader).  Each row carries its *native context* (its ``k``): the evidence the method
 hands its reader as published (STAR-RAG's K1 = 10 events, TimeR4's n = 15 facts, TECQA's ~20 chain facts,
 SAR's K = 15 facts per SEARCH), so tokens and recall are measured on what a reader would see.  Every row
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from temporag import registry
 from temporag.methods.base import Method, Retrieval
+from temporag.workspace import KGWorkspace
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +79,10 @@ def build_roster(
     kg, questions: Sequence, *, profile: str = "smoke", seed: int = 0, encoder=None
 ) -> tuple[list[Entry], object]:
     """Every registered MultiTQ row, sharing one encoder and one set of vectors (see the module
-    docstring), and the shared :class:`~temporag.methods.sar.Resources` (offline parse, template reader)."""
+    docstring), and the shared :class:`~temporag.workspace.KGWorkspace` (offline parse, template reader)."""
     from temporag.embed import Encoder
-    from temporag.methods.sar import Resources
 
-    resources = Resources(kg, encoder or Encoder())
+    resources = KGWorkspace(kg, encoder or Encoder())
     workspace = Workspace(kg, questions, profile, seed, resources)
     texts = [q.question for q in questions]
     known = resources.semantic.embed_questions(texts)

@@ -18,8 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate
+from temporag.llm import cl100k_count
+from temporag.parsing import subgraph
 
 KS = (1, 5, 10, 20)
 
@@ -51,8 +54,6 @@ class MethodScores:
 
 def context_tokens(lines_of, contexts: Sequence[Sequence[int]]) -> np.ndarray:
     """cl100k tokens of each context as its reader lines (``lines_of(ids)``), one line per item."""
-    from temporag.llm import cl100k_count
-
     return np.array([cl100k_count("\n".join(lines_of(ids))) for ids in contexts], dtype=float)
 
 
@@ -94,23 +95,22 @@ CEILINGS = {
 }
 
 
-def ceilings(kg, questions: Sequence, resources, ks: Sequence[int] = KS) -> dict[str, MethodScores]:
+def ceilings(kg, questions: Sequence, workspace, ks: Sequence[int] = KS) -> dict[str, MethodScores]:
     """The template reader with the widest contexts the offline parse allows — every fact of the main
     entity, and TECQA's full structure-guided subgraph (F_main ∪ F_context, Eqs. 3–5) — so each method's
-    Hits@1 can be read against what the reader reaches when retrieval loses nothing."""
-    from temporag.methods.tecqa import subgraph
-
+    Hits@1 can be read against what the reader reaches when retrieval loses nothing.  ``workspace`` is
+    the :class:`~temporag.workspace.KGWorkspace` (its parser, templates and reader)."""
     texts = [q.question for q in questions]
-    templates = resources.templates(texts)
+    templates = workspace.templates(texts)
     contexts = {
         "main entity": [kg.by_entity[t.pivot] if t.pivot is not None else [] for t in templates],
-        "subgraph": [subgraph(kg, c) for c in resources.parser.parse_many(texts)],
+        "subgraph": [subgraph(kg, c) for c in workspace.parser.parse_many(texts)],
     }
     no_lines = lambda ids: []  # noqa: E731  (a ceiling is not shown to a reader: no tokens)
     zero = np.zeros(len(questions))
     return {
         key: score_contexts(
-            CEILINGS[key], kg, questions, ctx, resources.read_contexts(questions, ctx), no_lines, zero, ks
+            CEILINGS[key], kg, questions, ctx, workspace.read_contexts(questions, ctx), no_lines, zero, ks
         )
         for key, ctx in contexts.items()
     }
@@ -145,8 +145,6 @@ def breakdown_table(questions: Sequence, all_scores: Sequence[MethodScores], col
     """One per-question series (``column`` of :meth:`MethodScores.per_question`) of every method, by
     qtype and Single / Multiple, with bootstrap intervals: a long frame (method, group, category, n,
     mean, ci_low, ci_high)."""
-    import pandas as pd
-
     frames = []
     for s in all_scores:
         frame = evaluate.breakdown(questions, s.per_question()[column], by=["qlabel", "qtype"], seed=seed)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from temporag.methods.ia_rag.corpus import Chunk, Doc
 from temporag.methods.ia_rag.sentences import (
@@ -310,7 +310,3 @@ def make_extractor(kind: str = "offline", llm=None):
             raise ValueError("extractor='llm' needs an LLM client (run.llm())")
         return LLMExtractor(llm)
     raise ValueError(f"extractor must be 'offline' or 'llm', got {kind!r}")
-
-
-def with_time(unit: IEU, t_start: int | None, t_end: int | None, fuzzy: bool) -> IEU:
-    return replace(unit, t_start=t_start, t_end=t_end, fuzzy=fuzzy)

@@ -27,16 +27,19 @@ measured on every question, with :mod:`temporag.template_reader` answering from 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 
 from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.sar.agent import Agent, AgentResult, answers_at
+from temporag.methods.sar.decompose import make_decomposer
 from temporag.methods.sar.policies import LLMPolicy, OfflinePolicy
-from temporag.methods.sar.search import DEFAULT_K
-from temporag.methods.sar.tools import PlainSemanticSearch, Resources, StructuredSearch, UndecomposedSearch
+from temporag.methods.sar.search import DEFAULT_K, TimeIndex
+from temporag.methods.sar.tools import PlainSemanticSearch, StructuredSearch, UndecomposedSearch
 from temporag.methods.sar.verify import LLMVerifier, RuleVerifier
 from temporag.progress import tqdm
+from temporag.workspace import KGWorkspace
 
 DEFAULT_N = 2  # verification iterations (§Hyper-parameter Studies)
 DEFAULT_STEPS = 6  # the kit's step budget per REASONING attempt (the paper states none)
@@ -48,7 +51,6 @@ __all__ = [
     "NaiveRAG",
     "ReActRAG",
     "answers_at",
-    "Resources",
     "SAR",
     "paper_sample",
     "to_record",
@@ -73,7 +75,7 @@ class SAR(Method):
         kg,
         encoder=None,
         *,
-        resources: Resources | None = None,
+        workspace: KGWorkspace | None = None,
         k: int = DEFAULT_K,
         n_verify: int = DEFAULT_N,
         max_steps: int = DEFAULT_STEPS,
@@ -86,19 +88,25 @@ class SAR(Method):
         if verifier not in ("auto", "llm", "rules", None):
             raise ValueError(f"verifier must be 'auto', 'llm', 'rules' or None, got {verifier!r}")
         self.kg = kg
-        self.res = resources or Resources(kg, encoder)
+        self.workspace = workspace or KGWorkspace(kg, encoder)
         self.k, self.n_verify, self.max_steps = k, n_verify, max_steps
         self.decompose, self.verifier, self.symmetric = decompose, verifier, symmetric
 
     # -- assembling the agent -------------------------------------------------------------------------
+    @cached_property
+    def index(self) -> TimeIndex:
+        """The KG in time order, so every FILTER is one slice."""
+        return TimeIndex(self.kg)
+
     def search_tool(self, policy: str, llm=None, k: int | None = None):
         k = k or self.k
         if self.plain_search:
-            return PlainSemanticSearch(self.res, k)
+            return PlainSemanticSearch(self.workspace, k)
         kind = self.decompose if self.decompose != "auto" else ("llm" if policy == "llm" else "offline")
         if kind == "none":
-            return UndecomposedSearch(self.res, k)
-        return StructuredSearch(self.res, self.res.decomposer(kind, llm), k, self.symmetric)
+            return UndecomposedSearch(self.workspace, self.index, k)
+        decomposer = make_decomposer(kind, self.workspace.parser.linker, llm)
+        return StructuredSearch(self.workspace, self.index, decomposer, k, self.symmetric)
 
     def agent(self, policy: str = "offline", llm=None, *, k: int | None = None, n_verify: int | None = None):
         if policy == "llm":
@@ -106,7 +114,7 @@ class SAR(Method):
                 raise ValueError("policy='llm' needs an llm")
             actor = LLMPolicy(llm, self.kg)
         elif policy == "offline":
-            actor = OfflinePolicy(self.res)
+            actor = OfflinePolicy(self.workspace)
         else:
             raise ValueError(f"policy must be 'offline' or 'llm', got {policy!r}")
         kind = self.verifier if self.verifier != "auto" else ("llm" if policy == "llm" else "rules")
@@ -115,7 +123,7 @@ class SAR(Method):
                 raise ValueError("verifier='llm' needs an llm")
             critic = LLMVerifier(llm, self.kg)
         elif kind == "rules":
-            critic = RuleVerifier(self.res)
+            critic = RuleVerifier(self.workspace)
         else:
             critic = None
         n = self.n_verify if n_verify is None else n_verify
@@ -210,9 +218,9 @@ class NaiveRAG(Method):
     name = "Naive RAG"
     evidence = "kg_fact"
 
-    def __init__(self, kg, encoder=None, *, resources: Resources | None = None) -> None:
+    def __init__(self, kg, encoder=None, *, workspace: KGWorkspace | None = None) -> None:
         self.kg = kg
-        self.res = resources or Resources(kg, encoder)
+        self.workspace = workspace or KGWorkspace(kg, encoder)
 
     default_k = DEFAULT_K
 
@@ -221,7 +229,7 @@ class NaiveRAG(Method):
     ) -> Retrieval:
         """The semantic retriever's top ``k`` (default K) facts; ``q_vecs`` are passed on to it."""
         k = self.default_k if k is None else k
-        found = self.res.semantic.retrieve(questions, k, progress=progress, **shared)
+        found = self.workspace.semantic.retrieve(questions, k, progress=progress, **shared)
         return Retrieval(found.ids, found.latency_s, evidence=self.evidence)
 
     def evidence_lines(self, ids: Sequence[int]) -> list[str]:

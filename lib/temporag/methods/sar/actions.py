@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from temporag.methods.sar.search import TYPES, parse_filter_time
+from temporag.readers import parse_ranked_answers
 
 SEARCH, FINISH, MALFORMED = "SEARCH", "FINISH", "MALFORMED"
 
@@ -158,8 +159,6 @@ def _loose_answer(text: str) -> str:
     write instead of FINISH(...); read with the kit's answer parser, first sentence only."""
     if not _ANSWER_WORDS.search(text):
         return ""
-    from temporag.readers import parse_ranked_answers
-
     found = parse_ranked_answers(text, top_k=1)
     answer = found[0].strip(" -") if found else ""
     return answer if answer and len(answer.split()) <= 8 else ""

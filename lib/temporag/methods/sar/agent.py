@@ -20,10 +20,12 @@ not requested because it could not change the returned answer (both save calls, 
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any
 
 from temporag.methods.sar.actions import FINISH, MALFORMED, SEARCH, Action, parse_step
+from temporag.readers import parse_ranked_answers
 
 OUTCOMES = ("finish", "malformed_action", "repeated_search", "step_budget", "llm_error")
 
@@ -178,9 +180,6 @@ _NO_ANSWER = {"", "unknown", "none", "n/a", "no answer", "i don't know"}
 def _finish_answers(answer: str) -> list[str]:
     """FINISH's argument as ranked answers: a Python list of names is taken as written (KG names such as
     "Company - Owner or Operator (Thailand)" must survive), anything else through the kit's answer parser."""
-    import ast
-
-    from temporag.readers import parse_ranked_answers
 
     try:
         value = ast.literal_eval(answer.strip())

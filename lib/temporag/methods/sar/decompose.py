@@ -146,3 +146,15 @@ class LLMDecomposer:
             triple, _ = self.fallback(sub_query)
             return Triple(*triple.parts(), "llm→offline"), [response]
         return Triple(*parts, "llm"), [response]
+
+
+def make_decomposer(kind: str, linker, llm=None):
+    """ "offline" (the linker) or "llm" (P_decomp, the offline decomposer as its fallback)."""
+    offline = OfflineDecomposer(linker)
+    if kind == "offline":
+        return offline
+    if kind == "llm":
+        if llm is None:
+            raise ValueError("decompose='llm' needs an llm")
+        return LLMDecomposer(llm, offline)
+    raise ValueError(f"decompose must be 'llm' or 'offline', got {kind!r}")

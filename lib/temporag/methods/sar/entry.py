@@ -9,7 +9,7 @@ def offline_policy(workspace):
     """SAR's agent with the scripted policy and rule verifier on the workspace's resources."""
     from temporag.methods import sar
 
-    method = sar.SAR(workspace.kg, resources=workspace.resources)
+    method = sar.SAR(workspace.kg, workspace=workspace.resources)
     return method, f"scripted policy, K = {method.k} per SEARCH, rule verifier N = {method.n_verify}"
 
 

@@ -135,21 +135,21 @@ class OfflinePolicy:
 
     name = "offline"
 
-    def __init__(self, resources) -> None:
-        self.res = resources
+    def __init__(self, workspace) -> None:
+        self.workspace = workspace
 
     def prepare(self, questions: Sequence[str]) -> None:
         """Parse and read the templates of many questions at once (entity spans embed in one batch)."""
-        self.res.templates(list(questions))
+        self.workspace.templates(list(questions))
 
     def template(self, question: str):
-        return self.res.templates([question])[0]
+        return self.workspace.templates([question])[0]
 
     def begin(self, question: str, feedback: list[str]) -> dict:
         return {"tq": self.template(question), "level": len(feedback)}
 
     def _labels(self, tq) -> tuple[str, str, str, str]:
-        kg = self.res.kg
+        kg = self.workspace.kg
         pivot = kg.entity_labels[tq.pivot] if tq.pivot is not None else "?"
         relation = kg.relation_labels[tq.relations[0]] if tq.relations else "?"
         other = kg.entity_labels[tq.others[0]] if tq.others else "?"
@@ -215,7 +215,7 @@ class OfflinePolicy:
                 f"; {why}." if why else "."
             )
             return PolicyReply(f'{thought}\nAction: SEARCH("{main_searches[i]}", {kind}, {when})')
-        reading = self.res.reader.read(tq, evidence)
+        reading = self.workspace.reader.read(tq, evidence)
         answers = reading.answers[:3]
         if not answers:
             return PolicyReply("Thought: No retrieved fact answers the question.\nAction: FINISH(unknown)")
@@ -231,7 +231,7 @@ class OfflinePolicy:
             kind = {"before": "BEFORE", "after": "AFTER"}.get(tq.constraint or "", "IN")
             return kind, tq.time.iso, f"the question names {tq.time.iso}"
         if tq.constraint in ("before", "after", "same") and tq.anchor_entity is not None:
-            period, _ = self.res.reader.anchor_period(tq, evidence)
+            period, _ = self.workspace.reader.anchor_period(tq, evidence)
             if period is None:
                 return (
                     "ANYTIME",

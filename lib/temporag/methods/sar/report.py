@@ -10,13 +10,23 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from temporag import plots
-from temporag.evaluate import answered_mean, hits_at_k, hits_by_category
+from temporag.evaluate import (
+    answer_recall_at_k,
+    answered_mean,
+    hits_at_k,
+    hits_by_category,
+    pivot_by_category,
+    recall_by_category,
+)
+from temporag.methods.base import Retrieval
 from temporag.methods.sar.agent import answers_at, failed_at
-from temporag.reported import paper_value
+from temporag.methods.sar.search import parse_filter_time
+from temporag.reported import PaperRef, paper_value
 
 COLUMNS = ("Overall", "Single", "Multiple", "Entity", "Time")
 BACKBONES = ("Llama3", "GPT-3.5", "GPT-4.1")
@@ -149,9 +159,6 @@ def k_sweep(
     template-reader Hits@1) and, with ``llm``, the reader's Hits@1 on SAR's evidence for ``sweep_questions``.
 
     ``reuse`` maps a K to offline records already computed at it (the main run)."""
-    from temporag.evaluate import answer_recall_at_k
-    from temporag.methods.base import Retrieval
-
     kg = method.kg
     position = {q.quid: i for i, q in enumerate(questions)}
     rows = []
@@ -182,8 +189,6 @@ def k_sweep(
 def recall_by_qtype(kg, questions: Sequence, records: Sequence, semantic, k: int) -> pd.DataFrame:
     """Answer recall of SAR's SEARCH evidence (offline agent) by qtype and Single/Multiple, beside the
     semantic retriever at K and at the same number of facts as SAR gathered for each question."""
-    from temporag.evaluate import pivot_by_category, recall_by_category
-
     evidence = [np.asarray(r.evidence_ids, dtype=np.int64) for r in records]
     widest = max([k, *[len(e) for e in evidence]])
     ranked = semantic.retrieve(questions, widest, progress=False).ids
@@ -200,8 +205,6 @@ def recall_by_qtype(kg, questions: Sequence, records: Sequence, semantic, k: int
 def compare_rows(results, rows: Sequence[dict], source: str, prefix: str, columns=COLUMNS) -> None:
     """Record each kit row beside the paper's GPT-4.1 row (``results.compare``), one metric per column:
     ``<prefix>/<method>/<offline|llm>/<column>``; a column without questions is recorded as None."""
-    from temporag.reported import PaperRef
-
     for row in rows:
         paper_row_name = f"{row['method']} (GPT-4.1)" if source == "Table 1" else row["method"]
         key = f"{prefix}/{row['method']}/{'offline' if 'no LLM' in row['how'] else 'llm'}"
@@ -264,7 +267,7 @@ def headline(results, rows: dict[str, str] | None = None, model: str = "") -> pd
 
 def search_example(tool, sub_query: str, kind: str = "ANYTIME", time: str | None = None) -> pd.DataFrame:
     """One SEARCH with its Eq. 1 components per returned fact: S(h, h'), S(r, r'), S(t, t') and the sum."""
-    res, kg = tool.res, tool.res.kg
+    workspace, kg = tool.workspace, tool.workspace.kg
     found = tool(sub_query, kind, time)
     triple, _ = tool.decomposer(sub_query)
     head, rel, tail = tool.vectors(triple)
@@ -272,9 +275,9 @@ def search_example(tool, sub_query: str, kind: str = "ANYTIME", time: str | None
     for rank, f in enumerate(found.facts, 1):
         s, r, o = int(kg.s[f]), int(kg.r[f]), int(kg.o[f])
         part = {
-            "S(h,h')": float(res.entity_vectors[s] @ head) if head is not None else 0.0,
-            "S(r,r')": float(res.relation_vectors[r] @ rel) if rel is not None else 0.0,
-            "S(t,t')": float(res.entity_vectors[o] @ tail) if tail is not None else 0.0,
+            "S(h,h')": float(workspace.entity_vectors[s] @ head) if head is not None else 0.0,
+            "S(r,r')": float(workspace.relation_vectors[r] @ rel) if rel is not None else 0.0,
+            "S(t,t')": float(workspace.entity_vectors[o] @ tail) if tail is not None else 0.0,
         }
         rows.append(
             {
@@ -294,8 +297,6 @@ def search_example(tool, sub_query: str, kind: str = "ANYTIME", time: str | None
 
 def filter_sizes(index, when: str) -> pd.DataFrame:
     """How many facts FILTER keeps for each type at one time (granularity as written)."""
-    from temporag.methods.sar.search import parse_filter_time
-
     period = parse_filter_time(when)
     rows = []
     for kind in ("ANYTIME", "BEFORE", "IN", "AFTER"):
@@ -400,8 +401,6 @@ def fig_recall(frame: pd.DataFrame, methods: Sequence[str]):
 
 def fig_k(frame: pd.DataFrame, paper_points: dict[int, float]):
     """Fig. 3: Hits@1 and SEARCH answer recall over K, the paper's two quoted points as crosses."""
-    import matplotlib.pyplot as plt
-
     plots.use_house_style()
     fig, ax = plt.subplots()
     ks = frame["K"].tolist()
@@ -443,8 +442,6 @@ FAILED_SUFFIX = " failed"
 
 def fig_n(frame: pd.DataFrame):
     """Fig. 4: Hits@1 over the verification budget N for each policy (one run per policy at the largest N)."""
-    import matplotlib.pyplot as plt
-
     plots.use_house_style()
     fig, ax = plt.subplots()
     for col in [c for c in frame.columns if c != "N" and not str(c).endswith(FAILED_SUFFIX)]:

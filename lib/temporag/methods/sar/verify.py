@@ -82,15 +82,15 @@ class RuleVerifier:
 
     name = "rules"
 
-    def __init__(self, resources) -> None:
-        self.res = resources
+    def __init__(self, workspace) -> None:
+        self.workspace = workspace
 
     def prepare(self, questions: Sequence[str]) -> None:
-        self.res.templates(list(questions))
+        self.workspace.templates(list(questions))
 
     def verify(self, question: str, attempt: Attempt) -> tuple[Verdict, list]:
-        tq = self.res.templates([question])[0]
-        kg = self.res.kg
+        tq = self.workspace.templates([question])[0]
+        kg = self.workspace.kg
         answer = attempt.answers[0]
         if tq.answer_type == "time":
             value = try_parse_time(answer)
@@ -100,7 +100,7 @@ class RuleVerifier:
                 return Verdict(False, f"expected a {tq.granularity}, got {answer!r}", "rules"), []
         elif answer not in kg.label_to_entity:
             return Verdict(False, f"expected an entity of the graph, got {answer!r}", "rules"), []
-        reading = self.res.reader.read(tq, np.asarray(attempt.evidence(), dtype=np.int64))
+        reading = self.workspace.reader.read(tq, np.asarray(attempt.evidence(), dtype=np.int64))
         relation = kg.relation_labels[tq.relations[0]] if tq.relations else "the relation"
         resolvable = tq.time is not None or tq.anchor_entity is not None
         if tq.constraint is not None and resolvable and reading.anchor is None:

@@ -163,7 +163,6 @@ __all__ = [
     "seed_personalisation",
     "style_flags",
     "table2_inputs",
-    "take",
 ]
 
 
@@ -260,15 +259,6 @@ class StarRAG(RuleGraphSearch, StarReader, Method):
     ) -> list[QuestionRecord]:
         """The inherited pipeline with K1 (this retriever's) as the default number of events."""
         return super().pipeline(questions, llm, k=k or self.k1, top_k=top_k, progress=progress)
-
-
-def take(retrieval: Retrieval, positions: Sequence[int]) -> Retrieval:
-    """The rows of a retrieval for a subset of its questions (e.g. the reader sample), in that order."""
-    positions = list(positions)
-    traces = None if retrieval.traces is None else [retrieval.traces[i] for i in positions]
-    return Retrieval(
-        [retrieval.ids[i] for i in positions], retrieval.latency_s[positions], traces, retrieval.evidence
-    )
 
 
 def build(

@@ -20,7 +20,6 @@ import pandas as pd
 
 from temporag import evaluate, plots
 from temporag.methods.base import Retrieval
-from temporag.methods.star_rag import take
 from temporag.methods.star_rag.paper_tables import positions_in
 from temporag.methods.star_rag.reader import prompt_tokens
 
@@ -246,7 +245,7 @@ def decomposition(
         results.metric(f"decomposition/{name}/answer_recall", means["all"], n=len(questions), by=means)
         results.metric(f"decomposition/{name}/prompt_tokens_cl100k", tokens, n=len(questions))
         if reader:
-            shown = take(retrieval, rows_of_sample)
+            shown = retrieval.select(rows_of_sample)
             reads = method.read(llm, sample, shown, progress=len(sample) > 20, desc=f"reader: {name}")
             hits = evaluate.hits_by_category(
                 sample, [r.answers for r in reads], [r.error is not None for r in reads]

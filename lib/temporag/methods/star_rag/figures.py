@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
+import networkx as nx
 import numpy as np
 
 from temporag import plots
@@ -22,8 +24,6 @@ KIND_NAMES = {0: "subject label differs", 1: "relation differs", 2: "object labe
 
 def anatomy_figure(graph: RuleGraph, title: str = ""):
     """Four panels: labels per entity, |supp(u)|, candidate vs selected edges by kind, description length."""
-    import matplotlib.pyplot as plt
-
     plots.use_house_style()
     fig, axes = plt.subplots(2, 2, figsize=(10, 6.4))
     counts = graph.labels.counts
@@ -62,8 +62,6 @@ def anatomy_figure(graph: RuleGraph, title: str = ""):
 
 def mdl_trace_figure(graph: RuleGraph):
     """L(G, M) after each accepted edge of the greedy search (Alg. 1 lines 5–6)."""
-    import matplotlib.pyplot as plt
-
     plots.use_house_style()
     fig, ax = plt.subplots()
     trace = graph.mdl.trace
@@ -103,9 +101,6 @@ def draw_neighbourhood(
 ):
     """Fig. 2-style drawing: a rule node and its MDL-selected neighbours (the ones PPR ranks highest,
     else the closest in time); edge labels say which component differs and the mean span."""
-    import matplotlib.pyplot as plt
-    import networkx as nx
-
     plots.use_house_style()
     u, v = graph.edges
     sel = np.flatnonzero(graph.mdl.selected)
@@ -204,8 +199,6 @@ def fig3_tokens_time(
     note: str = "",
 ):
     """Fig. 3: tokens and time per question, the kit's bars beside the paper's where it prints them."""
-    import matplotlib.pyplot as plt
-
     plots.use_house_style()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     names = list(methods) + [m for m in paper_tokens if m not in methods]
@@ -234,8 +227,6 @@ def fig3_tokens_time(
 
 def labelling_grid_figure(grid):
     """Distinct labels and rule nodes against K_type, one line per Apriori support threshold."""
-    import matplotlib.pyplot as plt
-
     plots.use_house_style()
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6))
     for support, rows in grid.groupby("min_support"):

@@ -6,12 +6,14 @@ changed construction (or a changed pickle layout) never loads a stale graph.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from temporag.cache import building, cache_path, content_hash, load_pickle, save_pickle
 from temporag.data.tkg import TemporalKG
 from temporag.methods.star_rag.labels import EntityLabels, label_entities
 from temporag.methods.star_rag.mdl import MDLResult, mdl_select
@@ -119,15 +121,11 @@ def build_rule_graph(kg: TemporalKG, params: GraphParams | None = None, progress
 
 
 def kg_fingerprint(kg: TemporalKG) -> str:
-    from temporag.cache import content_hash
-
     return content_hash(kg.s, kg.r, kg.o, kg.t_start, kg.t_end, kg.n_entities, kg.n_relations)
 
 
 def graph_cache_path(kg: TemporalKG, params: GraphParams | None = None):
     """Where the rule graph for this KG content and these parameters is cached."""
-    from temporag.cache import cache_path, content_hash
-
     params = params or GraphParams()
     key = content_hash("star_rag_graph", GRAPH_VERSION, kg_fingerprint(kg), params.to_dict())
     return cache_path("star_rag", key, ".pkl")
@@ -140,9 +138,6 @@ def load_or_build(
     atomically; an unreadable cache entry is rebuilt.  ``timings['loaded_from_cache']`` tells which
     happened.  Runs that need the same graph at once build it once: the others wait on its build lock,
     then load it."""
-    import contextlib
-
-    from temporag.cache import building
 
     params = params or GraphParams()
     path = graph_cache_path(kg, params)
@@ -156,8 +151,6 @@ def load_or_build(
 
 def _load_cached(path) -> RuleGraph | None:
     """The cached graph, or None when the entry is missing or unreadable (removed: it gets rebuilt)."""
-    from temporag.cache import load_pickle
-
     if not path.exists():
         return None
     t0 = time.perf_counter()
@@ -173,8 +166,6 @@ def _load_cached(path) -> RuleGraph | None:
 
 
 def _load_or_build(kg: TemporalKG, params: GraphParams, path, progress: bool, cache: bool) -> RuleGraph:
-    from temporag.cache import save_pickle
-
     if cache:
         graph = _load_cached(path)
         if graph is not None:

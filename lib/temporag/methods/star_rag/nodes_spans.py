@@ -24,6 +24,7 @@ import numpy as np
 
 from temporag.data.tkg import CSRIndex, TemporalKG
 from temporag.methods.star_rag.labels import EntityLabels
+from temporag.progress import tqdm
 
 TEMPORAL_PAIRS = ("all", "consecutive")
 
@@ -376,8 +377,6 @@ def candidate_edges(
     """
     if temporal_pairs not in TEMPORAL_PAIRS:
         raise ValueError(f"temporal_pairs must be one of {TEMPORAL_PAIRS}")
-    from temporag.progress import tqdm
-
     tri = _triples(kg)
     acc = _Accumulator()
     n = tri.n

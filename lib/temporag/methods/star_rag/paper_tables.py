@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from temporag import evaluate
+from temporag.llm import usage_summary
 from temporag.methods.base import Retrieval
+from temporag.methods.star_rag import build, table2_inputs
 from temporag.methods.star_rag.figures import fig3_tokens_time
 from temporag.methods.star_rag.reader import prompt_tokens
 from temporag.reported import PaperRef
@@ -35,11 +37,9 @@ def paper_ref(source: str, row: str, column: str, dataset: str | None = "MultiTQ
 def read_sample(llm, methods: Mapping, retrievals: Mapping[str, Retrieval], questions, reader_questions):
     """Each method's reader answers on the reader sample (a subset of ``questions``), from the events
     that method retrieved for those questions."""
-    from temporag.methods.star_rag import take
-
     rows = positions_in(questions, reader_questions)
     return {
-        name: methods[name].read(llm, reader_questions, take(retrievals[name], rows)) for name in retrievals
+        name: methods[name].read(llm, reader_questions, retrievals[name].select(rows)) for name in retrievals
     }
 
 
@@ -73,8 +73,6 @@ def hit_rate(values) -> dict:
 
 def reader_usage(reads: Mapping[str, list]) -> dict[str, dict]:
     """Calls, tokens and latency per method (``llm.usage_summary``)."""
-    from temporag.llm import usage_summary
-
     return {
         name: usage_summary([r.response for r in res if r.response is not None])
         for name, res in reads.items()
@@ -120,8 +118,6 @@ def table2_multitq(results, hits: Mapping, reader: str, n: int) -> pd.DataFrame:
 
 
 def _other_dataset_row(dataset: str, params, reader_style: str, llm, n: int, reader: str) -> dict:
-    from temporag.methods.star_rag import build, table2_inputs
-
     refs = {k: paper_ref("Table 2", "STAR-RAG", f"Hit@{k}", dataset=dataset).value() for k in (1, 5, 10)}
     row = {"data set": dataset, "reader": reader}
     try:

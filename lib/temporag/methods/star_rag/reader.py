@@ -2,8 +2,8 @@
 
 The reader itself is the kit's one reader, :func:`temporag.readers.read_many`: STAR-RAG hands it this
 prompt builder, this answer post-processing, the completion budget and *no* stop sequence (the
-Appendix-E reply may hold a "Thought:" before its list).  The messages and parameters are exactly those
-the kit sent before the reader paths were merged, so cached replies stay valid.
+Appendix-E reply may hold a "Thought:" before its list).  The messages and parameters are pinned byte for
+byte by the tests, so cached replies stay valid.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import partial
+
+from temporag.llm import cl100k_count
+from temporag.readers import read_many
 
 READER_STYLES = ("plain", "appendix-e")
 
@@ -95,8 +98,6 @@ def reader_budget(n_candidates: int = 10, thought: bool = False) -> int:
 
 def prompt_tokens(messages: list[dict[str, str]]) -> int:
     """Tokens of a prompt by cl100k_base (the kit's labelled fallback count; no model needed)."""
-    from temporag.llm import cl100k_count
-
     return cl100k_count("\n".join(f"{m['role']}: {m['content']}" for m in messages))
 
 
@@ -125,8 +126,6 @@ def read_events(
 ) -> list:
     """Ranked answer candidates for each question record from its events, through the kit's one reader
     (:func:`temporag.readers.read_many`) with STAR-RAG's prompt, budget, clean-up and no stop sequence."""
-    from temporag.readers import read_many
-
     one_shot, thought = style_flags(reader_style)
     return read_many(
         llm,

@@ -3,11 +3,11 @@
 The method in the order of the paper (and of ``notebooks/tecqa.ipynb``):
 
 =================  =====================================================================================
-§4.2.1, Eqs. 1–2   structural constraints: :class:`~.parser.Constraints` from
-                   :class:`~.parser.OfflineParser` (no LLM; the kit's :mod:`temporag.linking`) or
+§4.2.1, Eqs. 1–2   structural constraints: :class:`~temporag.parsing.Constraints` from the kit's
+                   :class:`~temporag.parsing.OfflineParser` (no LLM; :mod:`temporag.parsing`) or
                    :class:`~.parser.LLMParser` (the paper's three prompts, appendix F.1's structure);
                    both ground mentions to the KG by name-embedding cosine (Eq. 2) — :func:`make_parser`
-§4.2.2, Eqs. 3–5   structure-guided subgraph F_main ∪ F_context → :func:`~.chain.subgraph`
+§4.2.2, Eqs. 3–5   structure-guided subgraph F_main ∪ F_context → :func:`temporag.parsing.subgraph`
 §4.3, Eq. 6        explicit anchors (:func:`~.chain.explicit_anchors`: regex + ISO with granularity) and
                    implicit anchors = dates of the top-N most similar subgraph facts
                    (:func:`~.chain.implicit_anchors`)
@@ -43,6 +43,7 @@ from functools import cached_property
 
 import numpy as np
 
+from temporag.embed import Encoder, kg_triple_vectors
 from temporag.methods.base import Method, Retrieval, check_shared, question_texts
 from temporag.methods.tecqa.chain import (
     EvidenceChain,
@@ -54,20 +55,18 @@ from temporag.methods.tecqa.chain import (
     proximity,
     rank_by_similarity,
     serialise,
-    subgraph,
-    subgraph_parts,
     temporal_distance,
 )
 from temporag.methods.tecqa.guided import guided_chain, question_focus
 from temporag.methods.tecqa.params import PARAMETERS
-from temporag.methods.tecqa.parser import (
+from temporag.methods.tecqa.parser import PARSERS, LLMParser, make_parser
+from temporag.parsing import (
     IMPROVED_PARSER,
-    PARSERS,
     Constraints,
-    LLMParser,
     OfflineParser,
     make_offline_parser,
-    make_parser,
+    subgraph,
+    subgraph_parts,
 )
 from temporag.progress import tqdm
 
@@ -171,16 +170,12 @@ class TECQA(Method):
 
     @cached_property
     def encoder(self):
-        from temporag.embed import Encoder
-
         return self._encoder or Encoder()
 
     @cached_property
     def triple_vectors(self) -> np.ndarray:
         if self._triple_vectors is not None:
             return self._triple_vectors
-        from temporag.embed import kg_triple_vectors
-
         return kg_triple_vectors(self.kg, self.encoder)
 
     @cached_property

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate
 from temporag.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
-from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days, subgraph, subgraph_parts
-from temporag.methods.tecqa.parser import Constraints
+from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days
+from temporag.parsing import Constraints, subgraph, subgraph_parts
 
 KS = (5, 10, 20, 40, 60)  # Figure 4's K grid
 NS = (1, 2, 5, 10)  # Figure 4's N grid
@@ -116,8 +117,6 @@ def sensitivity(
     ns: Sequence[int] = NS,
 ):
     """Answer recall and average context length of the evidence chain over the K × N grid."""
-    import pandas as pd
-
     rows = []
     for n in ns:
         for k in ks:

@@ -12,13 +12,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate
 from temporag.linking import date_word_mask, tokenize, top_relations
 from temporag.methods.tecqa.analysis import main_entity_supported, relation_supported
-from temporag.methods.tecqa.chain import EvidenceChain, subgraph
-from temporag.methods.tecqa.parser import Constraints
+from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.methods.tecqa.tables import CHAIN_LENGTH, CHAIN_RECALL, SUBGRAPH_RECALL
+from temporag.parsing import Constraints, subgraph
 
 #: (m, margin, whole-phrase relation) settings the held-out check chooses among
 RELATION_GRID = tuple(
@@ -60,8 +61,6 @@ def _per_question(kg, questions: Sequence, v: Variant) -> dict[str, np.ndarray]:
 def comparison_table(kg, questions: Sequence, variants: Mapping[str, Variant]):
     """The paper's numbers, then one row per variant: parser accuracy, subgraph recall and size, answer
     recall and length of what the reader sees."""
-    import pandas as pd
-
     rows = [
         {
             "variant": "paper (Gemini parser, K=40, N=2)",
@@ -88,8 +87,6 @@ def comparison_table(kg, questions: Sequence, variants: Mapping[str, Variant]):
 
 def by_qtype_table(kg, questions: Sequence, variants: Mapping[str, Variant]):
     """Per question type: subgraph recall, chain recall and chain length of every variant."""
-    import pandas as pd
-
     qtypes = np.array([q.qtype for q in questions])
     rows = []
     for name, v in variants.items():
@@ -147,8 +144,6 @@ def failure_classes(kg, questions: Sequence, v: Variant) -> dict[str, int]:
 
 
 def failure_class_table(kg, questions: Sequence, variants: Mapping[str, Variant]):
-    import pandas as pd
-
     counts = {name: failure_classes(kg, questions, v) for name, v in variants.items()}
     return pd.DataFrame(counts).rename_axis("failure class").reset_index()
 
@@ -202,8 +197,6 @@ def _scores(kg, questions: Sequence, parses: Mapping[tuple, Sequence[Constraints
 
 
 def _check_frames(questions, grid, names, recall, size, folds, seed):
-    import pandas as pd
-
     rows = [
         {
             "held out": name,

@@ -1,7 +1,7 @@
-"""TECQA §4.2.2–4.3: the structure-guided subgraph and the temporal evidence chain, as pure steps over the
-KG's arrays.
+"""TECQA §4.3: the temporal evidence chain, as pure steps over the KG's arrays.
 
-* §4.2.2 F_q = F_main ∪ F_context (Eqs. 3–5) → :func:`subgraph_parts`, :func:`subgraph`;
+* §4.2.2 F_q = F_main ∪ F_context (Eqs. 3–5) is the kit's :func:`temporag.parsing.subgraph` (the facts a
+  parse points at; the leaderboard reads it too);
 * §4.3 explicit anchors by regex with ISO normalisation that keeps the granularity
   (:func:`explicit_anchors`), implicit anchors = dates of the top-N most similar subgraph facts (Eq. 6,
   :func:`implicit_anchors`), k-nearest temporal neighbours of every anchor (Eqs. 7–8,
@@ -16,35 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from temporag.methods.tecqa.parser import Constraints
+from temporag.parsing import Constraints
 from temporag.timeutil import TimeValue, extract_time_mentions
-
-
-def subgraph_parts(kg, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
-    """(F_main, F_context) of Eqs. 4–5 as sorted fact ids, from the KG's entity index."""
-    empty = np.empty(0, dtype=np.int32)
-    rels = np.asarray(constraints.relations, dtype=np.int32)
-    if constraints.main is None or not len(rels):
-        return empty, empty
-    mains = constraints.mains
-    facts = kg.by_entity[mains[0]] if len(mains) == 1 else kg.by_entity.many(np.asarray(mains))
-    f_main = facts[np.isin(kg.r[facts], rels)] if len(rels) > 1 else facts[kg.r[facts] == rels[0]]
-    f_main = np.unique(f_main)
-    others = np.asarray(constraints.others, dtype=np.int32)
-    if len(others) == 0:
-        return f_main, empty
-    cand = kg.by_entity.many(others) if len(others) > 1 else np.unique(kg.by_entity[int(others[0])])
-    keep = np.isin(kg.s[cand], others) & np.isin(kg.o[cand], others) & np.isin(kg.r[cand], rels)
-    return f_main, cand[keep]
-
-
-def subgraph(kg, constraints: Constraints) -> np.ndarray:
-    """F_q = F_main ∪ F_context (Eq. 3): the high-recall candidate pool, sorted fact ids."""
-    f_main, f_ctx = subgraph_parts(kg, constraints)
-    if not len(f_ctx):
-        return f_main
-    return np.union1d(f_main, f_ctx).astype(np.int32)
-
 
 # ----------------------------------------------------------------------------------------------------
 # §4.3 temporal evidence chain

@@ -7,7 +7,8 @@ This module reads the question's temporal *structure* — grammar words, never p
 builds the chain in the order a reader would scan it:
 
 * **ordinal** ("first", "earliest", "last", "latest", ...) and **direction** ("before", "after", "prior
-  to", "since", ...) from the words of the question (:func:`question_focus`);
+  to", "since", ...) from the words of the question and the kit's cue lexicon (:mod:`temporag.cues`,
+  :func:`question_focus`);
 * the **reference point**: an explicit date; else the facts joining the main entity and the entity of the
   after/before/"same month as" clause; else, for a bare first/last question, the earliest / latest fact
   of the (main entity, relation) pair; else the paper's implicit anchors (top-N similar facts);
@@ -30,21 +31,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from temporag import cues
+from temporag.cues import cue_positions
 from temporag.linking import tokenize
 from temporag.methods.tecqa.chain import proximity
-from temporag.methods.tecqa.parser import Constraints
+from temporag.parsing import Constraints
 from temporag.timeutil import TimeValue
 
-FIRST_WORDS = frozenset("first earliest initially initial firstly".split())
-LAST_WORDS = frozenset("last latest final finally lastly recently".split())
-BEFORE_WORDS = frozenset("before prior until till earlier preceding ahead".split())
-AFTER_WORDS = frozenset("after since following later subsequent subsequently".split())
 _TIME_QUESTION = re.compile(
     r"^\s*(?:when\b|(?:in|on|during|at)?\s*(?:which|what)\s+(?:exact\s+)?(?:year|month|day|date|time)\b)"
     r"|\b(?:which|what)\s+(?:exact\s+)?(?:year|month|day|date)\b",
     re.I,
 )
-_SAME_PERIOD = re.compile(r"\b(?:same|that)\s+(year|month|day)\b", re.I)
 _ASKED_GRANULARITY = re.compile(r"\b(?:which|what)\s+(?:exact\s+)?(year|month|day|date)\b", re.I)
 
 
@@ -62,26 +60,22 @@ class Focus:
 def question_focus(question: str) -> Focus:
     """Ordinal, direction and answer kind of a question from its function words (no LLM, no phrase list)."""
     norms = [t.norm for t in tokenize(question)]
-    words = set(norms)
+    first, last = cue_positions(norms, cues.FIRST), cue_positions(norms, cues.LAST)
     ordinal = None
-    if words & FIRST_WORDS:
+    if first:
         ordinal = "first"
-    if words & LAST_WORDS:
-        # "for the last time" and "last" both mean the latest; if both words occur, the earlier one wins
-        if ordinal is None or min(norms.index(w) for w in words & LAST_WORDS) < min(
-            norms.index(w) for w in words & FIRST_WORDS
-        ):
-            ordinal = "last"
+    # "for the last time" and "last" both mean the latest; if both words occur, the earlier one wins
+    if last and (ordinal is None or min(last) < min(first)):
+        ordinal = "last"
     direction = None
-    positions = {w: i for i, w in reversed(list(enumerate(norms)))}
-    before = min((positions[w] for w in words & BEFORE_WORDS), default=None)
-    after = min((positions[w] for w in words & AFTER_WORDS), default=None)
+    before = min(cue_positions(norms, cues.BEFORE), default=None)
+    after = min(cue_positions(norms, cues.AFTER), default=None)
     if before is not None and (after is None or before < after):
         direction = "before"
     elif after is not None:
         direction = "after"
     asks_time = bool(_TIME_QUESTION.search(question))
-    same = _SAME_PERIOD.search(question)
+    same = cues.SAME_PERIOD.search(question)
     asked = _ASKED_GRANULARITY.search(question)
     granularity = "day"
     if asked and asked.group(1).lower() in ("year", "month"):

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate, plots
 from temporag.methods.tecqa.analysis import (  # noqa: F401 (re-exported: one module for the notebook)
@@ -38,7 +40,6 @@ from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: one modu
     relation_union_check,
 )
 from temporag.methods.tecqa.chain import EvidenceChain
-from temporag.methods.tecqa.parser import Constraints
 from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one module for the notebook)
     CASES,
     CHAIN_LENGTH,
@@ -63,6 +64,7 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     table1_frame,
     table2_frame,
 )
+from temporag.parsing import Constraints
 
 # -- parser accuracy (§4.2.1) -------------------------------------------------------------------------
 
@@ -86,8 +88,6 @@ def parser_accuracy_table(
     """Parser accuracy of each parse (key in :data:`PARSER_LABELS` → constraints) on the selected set,
     then of each parse of the smaller LLM-parse sample; with ``results`` the accuracies are recorded as
     ``parser/<key>/...`` (``parser/<key>_parse_sample/...`` for the sample)."""
-    import pandas as pd
-
     runs = [(key, "selected set", questions, c) for key, c in parses.items()]
     if len(sample_questions):
         runs += [(key, "parse sample", sample_questions, c) for key, c in (sample_parses or {}).items()]
@@ -105,8 +105,6 @@ def parser_accuracy_table(
 
 def parse_table(kg, constraints: Sequence[Constraints]):
     """The parses as readable labels, one row per question."""
-    import pandas as pd
-
     return pd.DataFrame([{"question": c.question, **c.describe(kg)} for c in constraints])
 
 
@@ -163,8 +161,6 @@ def _ci(values: np.ndarray, seed: int) -> list[float]:
 
 def recall_at_20_table(kg, questions: Sequence, semantic_ids, chain_ids, seed: int = 0):
     """Answer recall@20 per question type and overall: global semantic retrieval vs the TECQA chain."""
-    import pandas as pd
-
     names = {"semantic@20": semantic_ids, "TECQA@20": chain_ids}
     _, table = evaluate.recall_by_category(kg, questions, names, k=20, seed=seed)
     pivot = evaluate.pivot_by_category(table, list(names))
@@ -202,8 +198,6 @@ def integrity_table(
 ):
     """Fig. 5's numbers: per context and Single / Multiple group, answer recall over all questions and
     anchor / chain recall over the questions that have a reference anchor."""
-    import pandas as pd
-
     labels = np.array([q.qlabel for q in questions])
     rows = []
     for name, facts in contexts.items():
@@ -236,8 +230,6 @@ def record_integrity(results, table) -> None:
 
 def integrity_figure(table, k: int):
     """Fig. 5: answer / anchor / chain recall of each context, Multiple and Single side by side."""
-    import matplotlib.pyplot as plt
-
     long = table.melt(
         id_vars=["method", "group", "n"], value_vars=["answer_recall", "anchor_recall", "chain_recall"]
     )
@@ -273,8 +265,6 @@ def integrity_figure(table, k: int):
 def sensitivity_figure(grid, k: int, n: int, parser: str, questions: int):
     """Fig. 4: chain answer recall (the LLM-free accuracy proxy) and context length, varying K at the
     run's N and N at the run's K, with the paper's optimum red."""
-    import matplotlib.pyplot as plt
-
     best = {
         "K": paper("Figure 4", "Optimal setting", "K").value(),
         "N": paper("Figure 4", "Optimal setting", "N").value(),

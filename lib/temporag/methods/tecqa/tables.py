@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate
 from temporag.methods.base import Retrieval
@@ -63,8 +64,6 @@ def reader_contexts(
 
 def table1_frame(scores: Mapping, reader: str):
     """Table 1's MultiTQ columns: the kit's Hits@1 under both rules beside the paper's TECQA row."""
-    import pandas as pd
-
     rows = [
         {"model": f"TECQA — kit, {reader}", "rule": rule, **scores[rule]} for rule in ("strict", "lenient")
     ]
@@ -102,8 +101,6 @@ def table2_frame(
 ):
     """Table 2's ablations: Hits@1 (strict beside the paper, lenient) and the LLM-free answer recall of the
     facts each variant shows the reader; records ``table2/<variant>/...``."""
-    import pandas as pd
-
     rows = []
     for name in VARIANTS:
         row = {"variant": name}
@@ -145,7 +142,6 @@ def failure_table(modes: Mapping[str, dict], results=None):
     """The failure modes of each parse (label → :func:`failure_modes`) beside the paper's §5.7 counts;
     with ``results`` the first parse's rates are recorded as ``failures/...`` and the names-only parse's
     (the second) as ``..._names_only``."""
-    import pandas as pd
 
     def p(row: str, column: str = "Queries"):
         return paper("§5.7 text", row, column).value()
@@ -230,15 +226,11 @@ def record_case(results, table: str, question, chain: EvidenceChain) -> dict:
 
 def latency_table(latencies: Mapping[str, np.ndarray]):
     """Retrieval latency per question of each retriever (evaluate.latency_summary, milliseconds)."""
-    import pandas as pd
-
     return pd.DataFrame([{"retriever": name, **evaluate.latency_summary(s)} for name, s in latencies.items()])
 
 
 def headline_table(results, reader: str, reader_questions: int, k: int, n: int):
     """The headline numbers already recorded in ``results``, kit beside paper, in one table."""
-    import pandas as pd
-
     metrics = results.data["metrics"]
 
     def kit_paper(key: str) -> tuple:

@@ -176,17 +176,6 @@ class KnowledgeStore:
         a *= inv
         return a
 
-    def scores_of(self, q_vec: np.ndarray, facts: np.ndarray) -> np.ndarray:
-        """cos(E_q, E_f) of the given facts (their triples must be in the store)."""
-        facts = np.asarray(facts, dtype=np.int64)
-        tri = self.kg.triple_of_fact[facts]
-        rows = tri if self._row is None else self._row[tri]
-        if len(rows) and rows.min() < 0:
-            raise ValueError(f"{self.name}: some facts' triples are not in this candidate store")
-        days = self.kg.t_start[facts] - self.first_day
-        vecs = compose(self.triple_vectors[rows], self.date_vectors[days], self.date_weight)
-        return (vecs @ q_vec).astype(np.float32)
-
     def search(self, q_vec: np.ndarray, n: int, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Top-n fact ids and cosines (Eq. 4 / Algorithm 1 line 15)."""
         if self.partial or exact:
