@@ -63,11 +63,16 @@ def fact_store(kg, encoder=None, **kwargs) -> KnowledgeStore:
     return build_store(kg, encoder or Encoder(), "FKS", **kwargs)
 
 
-def time_store(kg, model_path, triple_ids=None, name: str = "TKS", **kwargs) -> KnowledgeStore:
-    """The TKS: every fact (or the facts of ``triple_ids``: a candidate pool) by the fine-tuned model."""
+def time_store(
+    kg, model_path, triple_ids=None, name: str = "TKS", exact: bool = False, **kwargs
+) -> KnowledgeStore:
+    """The TKS: every fact (or the facts of ``triple_ids``: a candidate pool) by the fine-tuned model;
+    ``exact``: searched exhaustively instead of through the IVF index."""
     from temporag.embed import Encoder
 
-    return build_store(kg, Encoder(model=str(model_path)), name, triple_ids=triple_ids, **kwargs)
+    store = build_store(kg, Encoder(model=str(model_path)), name, triple_ids=triple_ids, **kwargs)
+    store.exact_search = exact
+    return store
 
 
 def candidate_triples(store: KnowledgeStore, q_vecs: np.ndarray, per_question: int = 200) -> np.ndarray:

@@ -1,0 +1,103 @@
+"""TimeR4's time-aware retriever outside the notebook: answer recall@15 of the base model and of the
+models fine-tuned with the softmax (InfoNCE) loss and with the kit's earlier pairwise reading of Eq. 8,
+on the shared MultiTQ questions, rewritten and original, by question type.
+
+Two measurements, both exact (no IVF cut):
+
+* a **subset** of the KG — every fact of the union of each question's 30 most similar triples by the
+  base model, for the rewritten and the original question (~40k triples): the base model's own top-15
+  lies inside it, so it scores as on the full store; every model is searched exhaustively on it;
+* the **full store** (all 166,760 triples re-embedded) for the softmax model, exact search, and the
+  share of its exact top-15 that the IVF index returns.
+
+The models are trained from KG facts of the train period only (negatives.py), with the notebook's
+training config, so the paper profile finds them (and the full store) in the cache.
+
+    PYTHONPATH=lib TEMPORAG_DATA=/work/shared/data python bench/timer4_retriever_recall.py OUT_DIR
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from temporag.data import multitq
+from temporag.embed import Encoder
+from temporag.methods import tecqa, timer4
+from temporag.methods.timer4 import negatives, report, train
+
+TRAIN_EXAMPLES = 4800
+SUBSET_TRIPLES = 30  # per question and question form
+LOSSES = ("softmax", "pairwise")
+
+
+def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    kg = multitq.load_kg()
+    questions = multitq.load_questions("test_sample_shared")
+    texts = [q.question for q in questions]
+    encoder = Encoder()
+    fks = timer4.fact_store(kg, encoder)
+    parser = tecqa.make_offline_parser(kg, encoder)
+    base = timer4.TimeR4(kg, fks, parser=parser, temporal=False)
+    rewritten = [r.rewritten for r in base.rewrite_questions(texts)[1]]
+    subset = np.union1d(
+        timer4.candidate_triples(fks, base.question_vectors(fks, rewritten), SUBSET_TRIPLES),
+        timer4.candidate_triples(fks, base.question_vectors(fks, texts), SUBSET_TRIPLES),
+    )
+    print(f"subset: {len(subset):,} triples", flush=True)
+    summary: dict = {"subset_triples": int(len(subset))}
+
+    examples = negatives.build_examples(kg, TRAIN_EXAMPLES, seed=0)
+    trained = {}
+    for loss in LOSSES:
+        trained[loss] = train.train_retriever(kg, examples, train.TrainConfig(loss=loss, seed=0))
+        t = trained[loss]
+        summary[f"train_seconds/{loss}"] = round(t.seconds, 1)
+        print(f"{loss}: {t.seconds:.0f} s (cached {t.cached}), loss {t.losses[0]} → {t.losses[-1]}")
+
+    def rankings(store_of: dict, tag: str) -> dict:
+        ranked = {}
+        for name, store in store_of.items():
+            m = base.variant(tks=store, temporal=True, rerank="eq9")
+            ranked[f"{name}"] = m.variant(rerank="off").retrieve(questions, progress=False).ids
+            ranked[f"{name} + rerank"] = m.retrieve(questions, progress=False).ids
+            ranked[f"{name} (original q)"] = m.variant(rerank="off", rewrite="none").retrieve(questions).ids
+        frame = report.recall_by_qtype(kg, questions, ranked, k=15)
+        frame.to_csv(out / f"recall15_{tag}.csv", index=False)
+        print(frame.round(3).to_string(), flush=True)
+        return frame
+
+    t0 = time.perf_counter()
+    stores = {"base": fks.restrict(subset)}
+    for loss in LOSSES:
+        stores[loss] = timer4.time_store(kg, trained[loss].path, triple_ids=subset, name=f"TKS {loss} subset")
+    frame = rankings(stores, "subset")
+    summary["subset_seconds"] = round(time.perf_counter() - t0, 1)
+    summary["subset"] = frame.to_dict(orient="records")
+
+    t0 = time.perf_counter()
+    full = timer4.time_store(kg, trained["softmax"].path, exact=True)
+    q_vecs = base.question_vectors(full, rewritten)
+    summary["full/ivf_agreement@15"] = full.agreement(q_vecs, 15)
+    print(
+        f"full TKS built in {time.perf_counter() - t0:.0f} s; IVF agreement "
+        f"{summary['full/ivf_agreement@15']:.3f}",
+        flush=True,
+    )
+    base_exact = dataclasses.replace(fks, exact_search=True)
+    frame = rankings({"base": base_exact, "softmax": full}, "full")
+    summary["full"] = frame.to_dict(orient="records")
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+
+    code = train.train_retriever(kg, examples, train.TrainConfig(loss="code", seed=0))  # warms the cache
+    print(f"code loss: {code.seconds:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "timer4_retriever_recall"))
