@@ -1,6 +1,7 @@
-"""TimeR4: Eq. 8 against a hand computation, the three negative kinds on the real KG, Eqs. 9–10 values,
-the offline rewrite on real MultiTQ questions, the composed knowledge store against brute force, the
-pipeline with a fake LLM, a tiny training run, the Venn sets and the re-score of released outputs."""
+"""TimeR4: Eq. 8 and the softmax loss against hand computations, the three negative kinds on the real KG,
+Eqs. 9–10 values, the offline rewrite on real MultiTQ questions, the composed knowledge store against brute
+force, the pipeline with a fake LLM, a tiny training run, the Venn sets and the re-score of released
+outputs."""
 
 from __future__ import annotations
 

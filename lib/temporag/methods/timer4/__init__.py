@@ -8,7 +8,8 @@ The paper's steps (slides 9–14 and Algorithm 1) and where they live:
   ``"offline"`` (a rule over the kit's offline parse), ``"none"`` for w/o rewrite.
 * Time-aware retrieval, Eqs. 6–8 (lines 1, 2, 4, 8) — :mod:`negatives` writes training questions and
   three kinds of hard negatives from the KG's train period, :mod:`train` fine-tunes the embedder with
-  Eq. 8 (or the released code's loss), :func:`time_store` builds the TKS; :meth:`TimeR4.time_retrieval`.
+  a softmax (InfoNCE) loss over them (Eq. 8 read pair by pair and the released code's loss are switches),
+  :func:`time_store` builds the TKS; :meth:`TimeR4.time_retrieval`.
 * Rerank, Eqs. 9–10 (line 9) — :mod:`rerank`; ``rerank="eq9" | "window" | "off"``.
 * Reasoning, Eq. 11 (line 10) — the kit's one reader with :data:`READER_RULES` (slide 14's task).  The
   paper fine-tunes LLaMA2-7B on it; that is out of scope on a CPU (see runbooks/gpu-box-vllm.md).
