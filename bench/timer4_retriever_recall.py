@@ -13,7 +13,10 @@ Two measurements, both exact (no IVF cut):
 The models are trained from KG facts of the train period only (negatives.py), with the notebook's
 training config, so the paper profile finds them (and the full store) in the cache.
 
-    PYTHONPATH=lib TEMPORAG_DATA=/work/shared/data python bench/timer4_retriever_recall.py OUT_DIR
+    PYTHONPATH=lib TEMPORAG_DATA=/work/shared/data python bench/timer4_retriever_recall.py OUT_DIR [--full]
+
+``--embed LOSS`` only trains that model and embeds its subset store (to run beside another process on a
+busy machine); ``--full`` adds the full-store measurement.
 """
 
 from __future__ import annotations
@@ -36,24 +39,40 @@ SUBSET_TRIPLES = 30  # per question and question form
 LOSSES = ("softmax", "pairwise")
 
 
-def main(out: Path) -> None:
+def main(out: Path, embed_only: str | None = None, full_store: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     kg = multitq.load_kg()
     questions = multitq.load_questions("test_sample_shared")
     texts = [q.question for q in questions]
     encoder = Encoder()
     fks = timer4.fact_store(kg, encoder)
+    saved = out / "subset.npy"
+    if saved.exists() and embed_only not in (None, "none"):  # a model's subset store only
+        examples = negatives.build_examples(kg, TRAIN_EXAMPLES, seed=0)
+        model = train.train_retriever(kg, examples, train.TrainConfig(loss=embed_only, seed=0))
+        timer4.time_store(kg, model.path, triple_ids=np.load(saved), name=f"TKS {embed_only} subset")
+        return
     parser = tecqa.make_offline_parser(kg, encoder)
     base = timer4.TimeR4(kg, fks, parser=parser, temporal=False)
     rewritten = [r.rewritten for r in base.rewrite_questions(texts)[1]]
-    subset = np.union1d(
-        timer4.candidate_triples(fks, base.question_vectors(fks, rewritten), SUBSET_TRIPLES),
-        timer4.candidate_triples(fks, base.question_vectors(fks, texts), SUBSET_TRIPLES),
-    )
+    if saved.exists() and embed_only != "none":
+        subset = np.load(saved)
+    else:
+        subset = np.union1d(
+            timer4.candidate_triples(fks, base.question_vectors(fks, rewritten), SUBSET_TRIPLES),
+            timer4.candidate_triples(fks, base.question_vectors(fks, texts), SUBSET_TRIPLES),
+        )
     print(f"subset: {len(subset):,} triples", flush=True)
+    if embed_only == "none":  # the subset alone (it warms the base store, parser and rewrite)
+        np.save(out / "subset.npy", subset)
+        return
     summary: dict = {"subset_triples": int(len(subset))}
 
     examples = negatives.build_examples(kg, TRAIN_EXAMPLES, seed=0)
+    if embed_only:
+        model = train.train_retriever(kg, examples, train.TrainConfig(loss=embed_only, seed=0))
+        timer4.time_store(kg, model.path, triple_ids=subset, name=f"TKS {embed_only} subset")
+        return
     trained = {}
     for loss in LOSSES:
         trained[loss] = train.train_retriever(kg, examples, train.TrainConfig(loss=loss, seed=0))
@@ -80,6 +99,9 @@ def main(out: Path) -> None:
     frame = rankings(stores, "subset")
     summary["subset_seconds"] = round(time.perf_counter() - t0, 1)
     summary["subset"] = frame.to_dict(orient="records")
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    if not full_store:
+        return
 
     t0 = time.perf_counter()
     full = timer4.time_store(kg, trained["softmax"].path, exact=True)
@@ -100,4 +122,7 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "timer4_retriever_recall"))
+    args = sys.argv[1:]
+    embed = args[args.index("--embed") + 1] if "--embed" in args else None
+    folder = next((a for a in args if not a.startswith("--") and a != embed), "timer4_retriever_recall")
+    main(Path(folder), embed, "--full" in args)
