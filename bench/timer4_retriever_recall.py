@@ -34,12 +34,14 @@ from temporag.embed import Encoder
 from temporag.methods import tecqa, timer4
 from temporag.methods.timer4 import negatives, report, train
 
-TRAIN_EXAMPLES = 4800
+TRAIN_EXAMPLES = 4800  # the paper profile's (--examples N for a smaller run)
 SUBSET_TRIPLES = 30  # per question and question form
 LOSSES = ("softmax", "pairwise")
 
 
-def main(out: Path, embed_only: str | None = None, full_store: bool = False) -> None:
+def main(
+    out: Path, embed_only: str | None = None, full_store: bool = False, n_examples: int = TRAIN_EXAMPLES
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     kg = multitq.load_kg()
     questions = multitq.load_questions("test_sample_shared")
@@ -48,7 +50,7 @@ def main(out: Path, embed_only: str | None = None, full_store: bool = False) -> 
     fks = timer4.fact_store(kg, encoder)
     saved = out / "subset.npy"
     if saved.exists() and embed_only not in (None, "none"):  # a model's subset store only
-        examples = negatives.build_examples(kg, TRAIN_EXAMPLES, seed=0)
+        examples = negatives.build_examples(kg, n_examples, seed=0)
         model = train.train_retriever(kg, examples, train.TrainConfig(loss=embed_only, seed=0))
         timer4.time_store(kg, model.path, triple_ids=np.load(saved), name=f"TKS {embed_only} subset")
         return
@@ -66,9 +68,9 @@ def main(out: Path, embed_only: str | None = None, full_store: bool = False) -> 
     if embed_only == "none":  # the subset alone (it warms the base store, parser and rewrite)
         np.save(out / "subset.npy", subset)
         return
-    summary: dict = {"subset_triples": int(len(subset))}
+    summary: dict = {"subset_triples": int(len(subset)), "train_examples": n_examples}
 
-    examples = negatives.build_examples(kg, TRAIN_EXAMPLES, seed=0)
+    examples = negatives.build_examples(kg, n_examples, seed=0)
     if embed_only:
         model = train.train_retriever(kg, examples, train.TrainConfig(loss=embed_only, seed=0))
         timer4.time_store(kg, model.path, triple_ids=subset, name=f"TKS {embed_only} subset")
@@ -124,5 +126,7 @@ def main(out: Path, embed_only: str | None = None, full_store: bool = False) -> 
 if __name__ == "__main__":
     args = sys.argv[1:]
     embed = args[args.index("--embed") + 1] if "--embed" in args else None
-    folder = next((a for a in args if not a.startswith("--") and a != embed), "timer4_retriever_recall")
-    main(Path(folder), embed, "--full" in args)
+    n = int(args[args.index("--examples") + 1]) if "--examples" in args else TRAIN_EXAMPLES
+    values = {embed, str(n)}
+    folder = next((a for a in args if not a.startswith("--") and a not in values), "timer4_retriever_recall")
+    main(Path(folder), embed, "--full" in args, n)
