@@ -95,12 +95,15 @@ def main(
         return frame
 
     t0 = time.perf_counter()
-    stores = {"base (whole KG)": fks.exhaustive(), "base": fks.restrict(subset)}
+    stores = {"base": fks.restrict(subset)}
     for loss in LOSSES:
         stores[loss] = timer4.time_store(kg, trained[loss].path, triple_ids=subset, name=f"TKS {loss} subset")
     frame = rankings(stores, "subset")
     summary["subset_seconds"] = round(time.perf_counter() - t0, 1)
     summary["subset"] = frame.to_dict(orient="records")
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    frame = rankings({"base (whole KG)": fks.exhaustive()}, "base_whole_kg")
+    summary["base_whole_kg"] = frame.to_dict(orient="records")
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     if not full_store:
         return
