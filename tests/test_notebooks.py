@@ -171,8 +171,13 @@ def _check_timer4(data: dict) -> None:
     # smoke: 96 training questions with a positive and three negatives each
     assert _metric(data, "training/pairs") == 4 * data["parameters"]["train_examples"]
     assert _metric(data, "fks/ivf_agreement@15") >= 0.9
-    for name in ("base model (before)", "fine-tuned (after)", "fine-tuned + rerank"):
+    recalls = ("base model (before)", "fine-tuned (after)", "fine-tuned + rerank", "fine-tuned, original q")
+    for name in recalls:
         assert 0.2 <= _metric(data, f"recall15/{name}") <= 1.0, name
+    for name in ("base model", "softmax loss", "pairwise loss (old)", "pairwise loss (old) + rerank"):
+        assert 0.2 <= _metric(data, f"loss_ablation/{name}") <= 1.0, name  # the old loss stays as an ablation
+    verdicts = [_metric(data, k) for k in data["metrics"] if k.startswith("claims/")]
+    assert len(verdicts) >= 6 and set(verdicts) <= {"reproduced", "not reproduced", "not testable here"}
     ablations = ("TimeR4", "w/o fact retrieval", "w/o rewrite", "w/o temporal retrieval", "w/o rerank")
     for name in ablations:
         assert 0.0 <= _metric(data, f"table5/{name}/hits@1_whole") <= 1.0
@@ -189,6 +194,7 @@ def _check_timer4(data: dict) -> None:
     assert {"paper_vs_released_code", "table3_multitq", "table5_ablations", "fig4_venn_regions"} <= set(
         data["tables"]
     )
+    assert {"recall15_loss_ablation", "claims"} <= set(data["tables"])
 
 
 def _check_ia_rag(data: dict) -> None:

@@ -1,6 +1,7 @@
-"""TimeR4: Eq. 8 against a hand computation, the three negative kinds on the real KG, Eqs. 9–10 values,
-the offline rewrite on real MultiTQ questions, the composed knowledge store against brute force, the
-pipeline with a fake LLM, a tiny training run, the Venn sets and the re-score of released outputs."""
+"""TimeR4: Eq. 8 and the softmax loss against hand computations, the three negative kinds on the real KG,
+Eqs. 9–10 values, the offline rewrite on real MultiTQ questions, the composed knowledge store against brute
+force, the pipeline with a fake LLM, a tiny training run, the Venn sets and the re-score of released
+outputs."""
 
 from __future__ import annotations
 
@@ -59,6 +60,47 @@ def test_eq8_pairs_add_the_other_questions_positives_as_negatives():
     assert len(train.eq8_pairs(q, f, per=4, same=[[True, True], [True, True]])[0]) == 8
 
 
+def test_softmax_loss_matches_a_hand_computation_and_masks_shared_positives():
+    torch = pytest.importorskip("torch")
+    q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    # question 0: positive (1, 0), hard negatives (0.6, 0.8), (0, 1); question 1: positive (0, 1), ...
+    f = torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0], [0.0, 1.0], [0.8, 0.6], [1.0, 0.0]])
+    tau = 0.5
+    row0 = [1.0, 0.6, 0.0, 0.0]  # own positive, two hard negatives, question 1's positive
+    row1 = [1.0, 0.6, 0.0, 0.0]
+    nll = lambda row: -math.log(math.exp(row[0] / tau) / sum(math.exp(c / tau) for c in row))  # noqa: E731
+    got = train.softmax_loss(q, f, per=3, same=[[True, False], [False, True]], temperature=tau)
+    assert float(got) == pytest.approx((nll(row0) + nll(row1)) / 2, rel=1e-6)
+    # two questions with the same positive are not each other's negatives
+    same = train.softmax_loss(q, f, per=3, same=[[True, True], [True, True]], temperature=tau)
+    assert float(same) == pytest.approx(nll(row0[:3]), rel=1e-6)
+
+
+def test_softmax_pushes_hardest_on_the_negative_that_nearly_outranks_the_positive():
+    """The issue's case: a positive at cos 0.60, its time-incorrect twin at 0.55 and a far negative at 0.1.
+    The pairwise reading weighs the twin 1 : 29 against the positive and hardly above the far one; the
+    softmax gives the twin almost all of the negatives' weight."""
+    torch = pytest.importorskip("torch")
+    cos = torch.tensor([0.60, 0.55, 0.10, 0.10], requires_grad=True)
+    loss = torch.nn.functional.cross_entropy((cos / train.TEMPERATURE)[None], torch.tensor([0]))
+    loss.backward()
+    soft = cos.grad.clone()
+    assert soft[0] < 0 < soft[2] < soft[1]
+    assert float(soft[1]) > 0.9 * float(-soft[0])  # the twin carries nearly all of the push
+    cos.grad = None
+    train.eq8_loss(cos, torch.tensor([1.0, 0.0, 0.0, 0.0]), w_n=1 / 34).backward()
+    pair = cos.grad
+    assert float(-pair[0]) / float(pair[1]) == pytest.approx(math.exp(0.40) / (math.exp(0.55) / 34), rel=1e-4)
+    assert float(pair[1]) / float(pair[2]) < 1.6  # twin and far negative weigh almost alike
+
+
+def test_eq8_is_the_pairwise_loss_name():
+    assert train.TrainConfig(loss="eq8").loss == "pairwise"
+    assert train.TrainConfig().loss == "softmax"
+    with pytest.raises(ValueError):
+        train.TrainConfig(loss="triplet")
+
+
 def test_code_loss_is_an_in_batch_softmax_that_ignores_labels():
     torch = pytest.importorskip("torch")
     q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
@@ -110,8 +152,9 @@ def test_negatives_are_wrong_in_the_way_their_name_says(kg, examples):
         lo, hi = e.window
         # time incorrect: same content, a date that breaks the question's time constraint
         assert (t.s, t.r, t.o) == (p.s, p.r, p.o) and not lo <= t.day <= hi
-        # content incorrect: the right date, another relation, no gold answer in the answer slot
-        assert c.day == p.day and c.r != p.r
+        # content incorrect: the right date, another relation or another given entity, no gold answer
+        given = (lambda f: f.o) if e.answer_slot == "subject" else (lambda f: f.s)  # noqa: E731
+        assert c.day == p.day and (c.r != p.r or given(c) != given(p))
         if e.answer_slot in ("subject", "object"):
             slot = c.s if e.answer_slot == "subject" else c.o
             assert kg.entity_labels[slot] not in e.answers
@@ -119,14 +162,26 @@ def test_negatives_are_wrong_in_the_way_their_name_says(kg, examples):
         assert (b.s, b.r, b.o, b.day) == (c.s, c.r, c.o, t.day)
 
 
-def test_first_questions_name_the_earliest_event(kg, examples):
-    firsts = [e for e in examples if e.qtype == "first_last" and e.answer_slot == "subject"]
-    assert firsts
-    for e in firsts:
+def test_first_and_last_questions_name_the_earliest_and_latest_event(kg, examples):
+    who = [e for e in examples if e.qtype == "first_last" and e.answer_slot == "subject"]
+    forms = {"first" if " first " in e.question else "last" for e in who}
+    assert forms == {"first", "last"}
+    for e in who:
         p = e.positive
         same = np.flatnonzero((kg.r[: negatives.TRAIN_END] == p.r) & (kg.o[: negatives.TRAIN_END] == p.o))
-        assert p.day == int(kg.t_start[same].min())  # brute force over the train period
-        assert e.negatives["time"].day > p.day
+        days = kg.t_start[same]  # brute force over the train period
+        assert p.day == int(days.min() if " first " in e.question else days.max())
+        assert not e.window[0] <= e.negatives["time"].day <= e.window[1]
+
+
+def test_negatives_change_both_sides_and_both_kinds_of_content(kg):
+    many = negatives.build_examples(kg, 300, seed=5)
+    time_sides = {np.sign(e.negatives["time"].day - e.positive.day) for e in many}
+    assert time_sides == {-1, 1}  # earlier and later dates, not always later
+    earlier = np.mean([e.negatives["time"].day < e.positive.day for e in many])
+    assert 0.3 < earlier < 0.7
+    relation_changed = np.mean([e.negatives["content"].r != e.positive.r for e in many])
+    assert 0.3 < relation_changed < 0.7  # the rest keep the relation and change the given entity
 
 
 # -- Eqs. 9 and 10 -----------------------------------------------------------------------------------------
@@ -268,6 +323,20 @@ def test_composed_store_matches_brute_force_and_exact_search(small):
     assert sims.tolist() == pytest.approx(np.sort(brute)[::-1][:10].tolist(), abs=1e-5)
     pool = fks.restrict(np.unique(tri[ids]))
     assert pool.search(q, 5)[0].tolist() == ids[:5].tolist()
+
+
+def test_an_exact_search_store_ignores_the_ivf_cut(small):
+    import dataclasses
+
+    sub, fks = small
+    q = fks.encoder.encode(["Who visited Iraq in March 2008?"])[0]
+    exact_ids = fks.search(q, 10, exact=True)[0].tolist()
+    cut = dataclasses.replace(fks, top_triples=1)  # the IVF search keeps one triple's facts
+    assert cut.search(q, 10)[0].tolist() != exact_ids
+    exact = dataclasses.replace(cut, exact_search=True)
+    assert exact.search(q, 10)[0].tolist() == exact_ids
+    assert exact.key != cut.key
+    assert cut.agreement(q[None], 10) < 1.0 and exact.agreement(q[None], 10) == cut.agreement(q[None], 10)
 
 
 def test_pipeline_with_a_fake_llm(kg, small, exact_parser):

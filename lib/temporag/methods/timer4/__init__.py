@@ -8,7 +8,8 @@ The paper's steps (slides 9–14 and Algorithm 1) and where they live:
   ``"offline"`` (a rule over the kit's offline parse), ``"none"`` for w/o rewrite.
 * Time-aware retrieval, Eqs. 6–8 (lines 1, 2, 4, 8) — :mod:`negatives` writes training questions and
   three kinds of hard negatives from the KG's train period, :mod:`train` fine-tunes the embedder with
-  Eq. 8 (or the released code's loss), :func:`time_store` builds the TKS; :meth:`TimeR4.time_retrieval`.
+  a softmax (InfoNCE) loss over them (Eq. 8 read pair by pair and the released code's loss are switches),
+  :func:`time_store` builds the TKS; :meth:`TimeR4.time_retrieval`.
 * Rerank, Eqs. 9–10 (line 9) — :mod:`rerank`; ``rerank="eq9" | "window" | "off"``.
 * Reasoning, Eq. 11 (line 10) — the kit's one reader with :data:`READER_RULES` (slide 14's task).  The
   paper fine-tunes LLaMA2-7B on it; that is out of scope on a CPU (see runbooks/gpu-box-vllm.md).
@@ -63,11 +64,16 @@ def fact_store(kg, encoder=None, **kwargs) -> KnowledgeStore:
     return build_store(kg, encoder or Encoder(), "FKS", **kwargs)
 
 
-def time_store(kg, model_path, triple_ids=None, name: str = "TKS", **kwargs) -> KnowledgeStore:
-    """The TKS: every fact (or the facts of ``triple_ids``: a candidate pool) by the fine-tuned model."""
+def time_store(
+    kg, model_path, triple_ids=None, name: str = "TKS", exact: bool = False, **kwargs
+) -> KnowledgeStore:
+    """The TKS: every fact (or the facts of ``triple_ids``: a candidate pool) by the fine-tuned model;
+    ``exact``: searched exhaustively instead of through the IVF index."""
     from temporag.embed import Encoder
 
-    return build_store(kg, Encoder(model=str(model_path)), name, triple_ids=triple_ids, **kwargs)
+    store = build_store(kg, Encoder(model=str(model_path)), name, triple_ids=triple_ids, **kwargs)
+    store.exact_search = exact
+    return store
 
 
 def candidate_triples(store: KnowledgeStore, q_vecs: np.ndarray, per_question: int = 200) -> np.ndarray:

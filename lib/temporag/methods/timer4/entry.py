@@ -73,7 +73,7 @@ def leaderboard_timer4(workspace):
     method = base.variant(tks=tks, temporal=True)
     return method, (
         f"fine-tuned time-aware retriever from the cache ({TIMER4_EXAMPLES[profile]:,} training "
-        f"questions, Eq. 8; {index}) + offline rewrite + Eq. 9 rerank"
+        f"questions, softmax loss; {index}) + offline rewrite + Eq. 9 rerank"
     )
 
 

@@ -6,15 +6,21 @@ for the six MultiTQ question types; no evaluation question is ever used.  Each e
 the fact that answers it and three hard negatives (§ Time-aware Retrieval: "time incorrect, content
 incorrect, and both incorrect"):
 
-* **time incorrect** — the positive's (s, p, o) with a date outside the question's time window (a real
-  date of the same triple when the train period has one, else a nearby date on the wrong side);
-* **content incorrect** — the positive's date with other content: a real train-period triple of the
-  question's given entity with another relation whose answer slot is not a gold answer (a random
-  relation and entity when there is none);
+* **time incorrect** — the positive's (s, p, o) with a date outside the question's time window, on a
+  side (before / after the window) drawn at random among those the train period has room for: a real
+  date of the same triple on that side when there is one, else a nearby date.  Always taking a later date
+  (the first generation did, since "first" questions have nothing real before them) taught the retriever
+  that earlier is better, and its retrievals drifted to 2005–06;
+* **content incorrect** — the positive's date with other content, one of two kinds drawn at random: a
+  real train-period triple of the question's given entity with another relation (**relation changed**),
+  or a real triple of the same relation with another given entity (**entity changed**); its answer slot
+  is never a gold answer.  Relation-changed negatives alone keep the question's entity in every negative,
+  so the model learns to match relation, object and date and to drop the subject;
 * **both incorrect** — the content negative's triple with the time negative's date.
 
-Every example carries its time ``window`` (the days on which a fact satisfies the question) and its
-answer set, so tests can check that each negative really is wrong in the way its name says.
+The first/last template asks both forms ("first" and "last": 95 of the 192 shared first_last questions
+say "last").  Every example carries its time ``window`` (the days on which a fact satisfies the question)
+and its answer set, so tests can check that each negative really is wrong in the way its name says.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from temporag.timeutil import TimeValue, make_time
 QTYPES = ("equal", "before_after", "first_last", "equal_multi", "after_first", "before_last")
 TRAIN_END = 322_958  # MultiTQ's train split: full.txt lines [0, 322958), 2005-01-01 … 2012-08-06
 NEGATIVE_KINDS = ("time", "content", "both")
+CONTENT_KINDS = ("relation", "entity")  # what a content negative changes (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,12 @@ class _Groups:
         """The first (earliest) fact of every group."""
         starts = np.flatnonzero(np.r_[True, self.keys[1:] != self.keys[:-1]])
         return self.ids[starts]
+
+    @property
+    def lasts(self) -> np.ndarray:
+        """The last (latest) fact of every group."""
+        ends = np.flatnonzero(np.r_[self.keys[1:] != self.keys[:-1], True])
+        return self.ids[ends]
 
     def __call__(self, key: int) -> np.ndarray:
         lo, hi = np.searchsorted(self.keys, key, "left"), np.searchsorted(self.keys, key, "right")
@@ -114,9 +127,11 @@ class ExampleBuilder:
         self.by_ro = _Groups(r * ne + o, d, ids)
         self.by_sr = _Groups(s * nr + r, d, ids)
         self.by_triple = _Groups(kg.triple_of_fact[: self.end].astype(np.int64), d, ids)
+        self.by_r = _Groups(r, d, ids)
         self.by_entity = _Groups(np.concatenate([s, o]), np.concatenate([d, d]), np.concatenate([ids, ids]))
         self.first_day, self.last_day = int(d.min()), int(d.max())
         self._first_of_triple, self._first_of_ro = self.by_triple.firsts, self.by_ro.firsts
+        self._last_of_triple, self._last_of_ro = self.by_triple.lasts, self.by_ro.lasts
 
     # -- helpers ----------------------------------------------------------------------------------
     def _lab(self, e: int) -> str:
@@ -133,20 +148,38 @@ class ExampleBuilder:
         return self.kg.t_start[facts].astype(np.int64)
 
     def _time_negative_day(self, f: int, window: tuple[int, int]) -> int | None:
-        """A day outside the window: a real date of the same triple if there is one, else nearby."""
+        """A day outside the window, on a side drawn among those with room: a real date of the same triple
+        on that side if there is one, else a nearby day."""
         lo, hi = window
         days = np.unique(self._days(self.by_triple(int(self.kg.triple_of_fact[f]))))
-        outside = days[(days < lo) | (days > hi)]
-        if len(outside):
-            return int(self.rng.choice(outside))
         sides = []
         if lo - 1 >= self.first_day:
-            sides.append(max(self.first_day, lo - int(self.rng.integers(1, 91))))
+            sides.append((days[days < lo], max(self.first_day, lo - int(self.rng.integers(1, 91)))))
         if hi + 1 <= self.last_day:
-            sides.append(min(self.last_day, hi + int(self.rng.integers(1, 91))))
-        return int(self.rng.choice(sides)) if sides else None
+            sides.append((days[days > hi], min(self.last_day, hi + int(self.rng.integers(1, 91)))))
+        if not sides:
+            return None
+        real, nearby = sides[int(self.rng.integers(len(sides)))]
+        return int(self.rng.choice(real)) if len(real) else int(nearby)
 
     def _content_negative(self, pos: FactSpec, slot: str, answer_ids: set[int]) -> tuple[int, int, int]:
+        """Other content with no gold answer in the answer slot: the entity changed (same relation) or the
+        relation changed (same entity), drawn at random; the other kind when the drawn one has no fact."""
+        kinds = list(CONTENT_KINDS) if self.rng.random() < 0.5 else list(reversed(CONTENT_KINDS))
+        for kind in kinds:
+            change = self._entity_changed if kind == "entity" else self._relation_changed
+            picked = change(pos, slot, answer_ids)
+            if picked is not None:
+                return picked
+        kg = self.kg
+        given = pos.s if slot in ("object", "time") else pos.o
+        r = int(self.rng.choice([x for x in range(kg.n_relations) if x != pos.r]))
+        other = int(self.rng.choice([x for x in range(kg.n_entities) if x not in answer_ids and x != given]))
+        return (other, r, given) if slot == "subject" else (given, r, other)
+
+    def _relation_changed(
+        self, pos: FactSpec, slot: str, answer_ids: set[int]
+    ) -> tuple[int, int, int] | None:
         """Another triple of the question's given entity, with another relation and no gold answer."""
         kg = self.kg
         given = pos.s if slot in ("object", "time") else pos.o
@@ -158,12 +191,31 @@ class ExampleBuilder:
             cand = cand[(kg.s[cand] == given) & ~np.isin(kg.o[cand], list(answer_ids))]
         else:
             cand = cand[kg.s[cand] == given]
-        if len(cand):
-            f = int(self.rng.choice(cand))
-            return int(kg.s[f]), int(kg.r[f]), int(kg.o[f])
-        r = int(self.rng.choice([x for x in range(kg.n_relations) if x != pos.r]))
-        other = int(self.rng.choice([x for x in range(kg.n_entities) if x not in answer_ids and x != given]))
-        return (other, r, given) if slot == "subject" else (given, r, other)
+        if not len(cand):
+            return None
+        f = int(self.rng.choice(cand))
+        return int(kg.s[f]), int(kg.r[f]), int(kg.o[f])
+
+    def _entity_changed(self, pos: FactSpec, slot: str, answer_ids: set[int]) -> tuple[int, int, int] | None:
+        """A real triple of the same relation whose given entity (the subject of "when / whom did s …",
+        the object of "who would … o") is another one, and whose answer slot is no gold answer."""
+        kg = self.kg
+        if slot == "time":  # the same (p, o) by another subject: only the subject tells them apart
+            group = self.by_ro(int(pos.r) * kg.n_entities + int(pos.o))
+            cand = group[kg.s[group] != pos.s]
+            if len(cand):
+                f = int(self.rng.choice(cand))
+                return int(kg.s[f]), int(kg.r[f]), int(kg.o[f])
+        group = self.by_r(int(pos.r))
+        cand = group[self.rng.integers(0, len(group), size=min(64, len(group)))]
+        if slot == "subject":
+            cand = cand[(kg.o[cand] != pos.o) & ~np.isin(kg.s[cand], list(answer_ids))]
+        else:
+            cand = cand[(kg.s[cand] != pos.s) & ~np.isin(kg.o[cand], list(answer_ids))]
+        if not len(cand):
+            return None
+        f = int(cand[0])
+        return int(kg.s[f]), int(kg.r[f]), int(kg.o[f])
 
     def _example(self, question, qtype, slot, answers, answer_ids, window, f) -> TrainingExample | None:
         pos = self._spec(f)
@@ -231,28 +283,31 @@ class ExampleBuilder:
         return self._example(q, "before_after", "subject", answers, ids, window, f)
 
     def first_last(self, f: int):
-        """ "When did s first p o?" / "Who was the first to p o?".  The event is drawn among the first
-        events of their triple / (p, o) pair, not among all facts: drawing facts favours busy pairs, whose
-        first event is almost always in the KG's first weeks, and the retriever would learn "first" →
-        January 2005 instead of reading the question."""
+        """ "When did s first / last p o?" / "Who was the first / last to p o?".  The event is drawn among the
+        first (last) events of their triple / (p, o) pair, not among all facts: drawing facts favours busy
+        pairs, whose first event is almost always in the KG's first weeks, and the retriever would learn
+        "first" → January 2005 instead of reading the question.  "First" and "last" are drawn alike."""
         kg, rng = self.kg, self.rng
-        if rng.random() < 0.5:  # when did s first ...: the answer period holds the first date
-            first = int(rng.choice(self._first_of_triple))
-            s, r, o = self._lab(int(kg.s[first])), self._rel(int(kg.r[first])), self._lab(int(kg.o[first]))
+        order = str(rng.choice(["first", "last"]))
+        if rng.random() < 0.5:  # when did s first / last ...: the answer period holds that date
+            pool = self._first_of_triple if order == "first" else self._last_of_triple
+            event = int(rng.choice(pool))
+            s, r, o = self._lab(int(kg.s[event])), self._rel(int(kg.r[event])), self._lab(int(kg.o[event]))
             gran = str(rng.choice(["day", "month", "year"]))
-            p = _period(int(kg.t_start[first]), gran)
+            p = _period(int(kg.t_start[event]), gran)
             q = {
-                "day": f"When did {s} first {r} {o}?",
-                "month": f"In which month did {s} first {r} {o}?",
-                "year": f"In which year did {s} first {r} {o}?",
+                "day": f"When did {s} {order} {r} {o}?",
+                "month": f"In which month did {s} {order} {r} {o}?",
+                "year": f"In which year did {s} {order} {r} {o}?",
             }[gran]
-            return self._example(q, "first_last", "time", [p.iso], set(), (p.first_day, p.last_day), first)
-        first = int(rng.choice(self._first_of_ro))
-        r, o = self._rel(int(kg.r[first])), self._lab(int(kg.o[first]))
-        window = (self.first_day, int(kg.t_start[first]))
-        answers, ids, _ = self._who(first, window, None)
-        q = rng.choice([f"Who was the first to {r} {o}?", f"Who first would {r} {o}?"])
-        return self._example(q, "first_last", "subject", answers, ids, window, first)
+            return self._example(q, "first_last", "time", [p.iso], set(), (p.first_day, p.last_day), event)
+        event = int(rng.choice(self._first_of_ro if order == "first" else self._last_of_ro))
+        r, o = self._rel(int(kg.r[event])), self._lab(int(kg.o[event]))
+        day = int(kg.t_start[event])
+        window = (self.first_day, day) if order == "first" else (day, self.last_day)
+        answers, ids, _ = self._who(event, window, None)
+        q = rng.choice([f"Who was the {order} to {r} {o}?", f"Who {order} would {r} {o}?"])
+        return self._example(q, "first_last", "subject", answers, ids, window, event)
 
     def equal_multi(self, f: int):
         kg, rng = self.kg, self.rng

@@ -37,8 +37,9 @@ PAPER_VS_CODE: tuple[dict, ...] = (
         "released code": "ContrastiveTensionLossInBatchNegatives(scale=1, dot product) "
         "(fine_tuned_retriever.py:54); the 0/1 labels set at :18 and :20 are replaced by the pair index "
         "inside the loss, so the hard negatives are trained as positives",
-        "kit": "Eq. 8 with φ read as cosine distance (as printed it trains backwards), over the three hard "
-        "negatives and the batch's other positives; loss='code' switch",
+        "kit": "softmax (InfoNCE, τ = 0.05) over the positive, the three hard negatives and the batch's "
+        "other positives, so each negative's w_n follows the softmax; Eq. 8 read pair by pair (φ as cosine "
+        "distance) is the loss='pairwise' ablation; loss='code' switch",
         "switch": "code_loss",
     },
     {

@@ -83,7 +83,7 @@ def code_switches(kg, method, questions: Sequence, recall15: dict, *, tks_code=N
     """Answer recall@15 of the kit → with each of the released code's switches (report.effect strings).
 
     ``recall15`` holds the per-question recall of Table 5's variants; ``tks_code`` is a TKS of the model
-    trained with the code's loss over ``candidates`` (compared with the Eq. 8 model on the same pool)."""
+    trained with the code's loss over ``candidates`` (compared with the softmax model on the same pool)."""
 
     def mean_recall(m) -> float:
         return float(evaluate.answer_recall_at_k(kg, m.retrieve(questions).ids, questions, [15])[15].mean())
@@ -95,12 +95,12 @@ def code_switches(kg, method, questions: Sequence, recall15: dict, *, tks_code=N
         "original_question": report.effect(kit, float(recall15["w/o rewrite"].mean())),
     }
     if tks_code is not None:
-        eq8_same_pool = method.variant(tks=method.tks.restrict(candidates))
+        softmax_same_pool = method.variant(tks=method.tks.restrict(candidates))
         effects["code_loss"] = report.effect(
-            mean_recall(eq8_same_pool), mean_recall(method.variant(tks=tks_code))
+            mean_recall(softmax_same_pool), mean_recall(method.variant(tks=tks_code))
         )
         released = method.variant(tks=tks_code, rewrite="none", rerank="off")
-        effects["released_pipeline"] = report.effect(mean_recall(eq8_same_pool), mean_recall(released))
+        effects["released_pipeline"] = report.effect(mean_recall(softmax_same_pool), mean_recall(released))
     return effects
 
 
