@@ -108,7 +108,7 @@ def build_index(
     vectors = embed_units(units, encoder)
     timings["embed_s"] = time.perf_counter() - t
     if tau is None:
-        tau = calibrate_tau(units, vectors)
+        tau = calibrate_tau(vectors)
     t = time.perf_counter()
     deduped = deduplicate(units, vectors, llm=llm if dedup == "llm" else None, tau=tau)
     timings["dedup_s"] = time.perf_counter() - t

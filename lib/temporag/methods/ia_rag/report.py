@@ -228,7 +228,7 @@ def effect_table(source: str, kit: pd.DataFrame, value: str, base: str = "IA-RAG
                 float(mine.iloc[0] - ref.iloc[0]) if len(mine) and len(ref) else np.nan
             )
             p, p0 = paper(source, variant, "Recall", ds), paper(source, base, "Recall", ds)
-            row[f"{ds} paper Δ reader Recall (pts)"] = p - p0 if p is not None and p0 is not None else np.nan
+            row[f"{ds} paper Δ reader Recall"] = p - p0 if p is not None and p0 is not None else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -340,7 +340,7 @@ def claims_table(
         )
         rows.append(
             {
-                "claim": claim + "; paper Δ reader Recall (pts) " + _by_dataset(reported),
+                "claim": claim + "; paper Δ reader Recall " + _by_dataset(reported),
                 "kit, paper protocol": "Δ union recall at τ 0.8 " + _by_dataset(kit_paper),
                 "kit, fair protocol": f"Δ recall @{budget} on the calibrated graph " + _by_dataset(kit_fair),
                 "verdict": verdict,
