@@ -264,6 +264,80 @@ def test_tau_is_a_percentile_of_nearest_neighbour_cosines():
     assert calibrate_tau(v, percentile=75) > tau
 
 
+@pytest.fixture(scope="module")
+def complextr_menger(shared_data):
+    from temporag.methods.ia_rag import corpus
+
+    docs, qas, _ = corpus.load("ComplexTR", shared_data)
+    return docs, qas
+
+
+def test_retrieval_recall_on_a_real_document(complextr_menger, tmp_cache):
+    from temporag.embed import Encoder
+
+    docs, qas = complextr_menger
+    doc = next(d for d in docs if d.title == "Hans Kramers")
+    qs = [q for q in qas if "Hans Kramers" in q.question]
+    assert qs, "ComplexTR's shared half has Hans Kramers questions"
+    encoder = Encoder()
+    build = build_index([doc], encoder, cache=False, progress=False)
+    graph = build.index.graph
+    assert build.stats["ieus_extracted"] > 20 and graph.stats()["edges"] >= 0
+    assert all(r is None or isinstance(r, Allen) for r in graph.relations)
+    retrieval = IARAG(build.index, encoder, k1=10, k2=20).retrieve(qs, 500)
+    lines = ["\n".join(IARAG(build.index, encoder).evidence_lines(ids)) for ids in retrieval.ids]
+    recall = evidence_recall(lines, [q.answers for q in qs])
+    assert recall.mean() >= 0.5, list(zip([q.question for q in qs], recall))
+    seeds_only = IARAG(build.index, encoder, k2=20, traversal="none", hierarchy=False).retrieve(qs, 500)
+    assert all(len(a) >= len(b) for a, b in zip(retrieval.ids, seeds_only.ids))
+
+
+def test_forest_aggregates_components(complextr_menger, tmp_cache):
+    from temporag.embed import Encoder
+
+    docs, _ = complextr_menger
+    doc = next(d for d in docs if d.title == "Hans Kramers")
+    build = build_index([doc], Encoder(), cache=False, progress=False, tau=0.6)
+    forest, graph = build.index.forest, build.index.graph
+    sizes = graph.component_sizes()
+    assert len([m for m in forest.meus if m.level == 1]) == int((sizes >= 2).sum())
+    for m in forest.meus:
+        starts = [graph.units[i].t_start for i in m.members if graph.units[i].t_start is not None]
+        assert m.t_start == min(starts) and len(m.members) >= 2
+    assert build_forest(graph, max_levels=0).meus == []
+
+
+def test_pipeline_with_a_fake_llm():
+    docs = [
+        Doc(
+            0,
+            "Karl Menger",
+            "Karl Menger taught at the University of Amsterdam from 1925 to 1927. "
+            "Karl Menger worked for the University of Vienna from 1927 to 1938.",
+        )
+    ]
+    units = OfflineExtractor().extract(docs, chunk_documents(docs))
+    vectors = np.array([[1, 0], [0.6, 0.8]], dtype=np.float32)
+    graph = build_graph(units, vectors, tau=0.5)
+    assert graph.relations == [Allen.OVERLAPS]  # 1925-1927 overlaps 1927-1938 on closed day ranges
+    from temporag.methods.ia_rag.retrieval import IAIndex
+
+    class Enc:
+        def encode(self, texts, progress=False):
+            return np.array([[1.0, 0.0]] * len(texts), dtype=np.float32)
+
+    method = IARAG(IAIndex(graph, build_forest(graph)), Enc(), k1=0, k2=1)
+    llm = fake_llm("['University of Amsterdam']", prompt_tokens=321, completion_tokens=7)
+    q = QA(
+        "q1", "Which employer did Karl Menger work for in 1926?", ("University of Amsterdam",), "ComplexTR"
+    )
+    (record,) = method.pipeline([q], llm, k=10, top_k=1, progress=False)
+    assert record.evidence_ids == [0, 1]  # the seed covers 1926, so both directions: its neighbour joins
+    assert record.answers == ["University of Amsterdam"] and record.llm_calls == 1
+    assert record.prompt_tokens == 321 and llm.backend.calls == 1
+    assert "[1925-01-01 – 1927-12-31] Karl Menger taught" in llm.backend.seen[0][0][-1]["content"]
+
+
 def _two_component_index():
     """Four units: 0-1 one component (an MEU), 2 and 3 singletons; unit 1 and 3 repeat a sentence."""
     from temporag.methods.ia_rag.retrieval import IAIndex

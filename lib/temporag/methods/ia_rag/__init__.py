@@ -33,6 +33,7 @@ from temporag.methods.ia_rag.extract import IEU, make_extractor
 from temporag.methods.ia_rag.forest import MAX_LEVELS, build_forest
 from temporag.methods.ia_rag.graph import (
     K_NEIGHBOURS,
+    TAU_PERCENTILE,
     TAU_SEM,
     build_graph,
     calibrate_tau,
@@ -92,7 +93,7 @@ def build_index(
         tightening,
         dedup,
         max_levels,
-        tau,
+        tau if tau is not None else ("calibrated", TAU_PERCENTILE),
         k,
         llm.model_name if llm is not None else None,
     )
