@@ -67,12 +67,68 @@ def test_point_event_year_is_fuzzy_state_year_is_not():
     assert [(u.fuzzy, u.rule) for u in units] == [(True, "C"), (False, "C")]
 
 
-def test_pronouns_resolve_to_the_subject_or_the_sentence_is_dropped():
+def test_pronouns_resolve_only_where_the_page_entity_is_the_only_reading():
     person = Doc(0, "Karl Menger", "In 1925 he taught at the University of Amsterdam.")
     units = OfflineExtractor().extract([person], chunk_documents([person]))
     assert units[0].sentence == "In 1925 Karl Menger taught at the University of Amsterdam."
-    place = Doc(1, "Baker House", "In 1925 he bought a car.")  # no person to resolve 'he' to
-    assert OfflineExtractor().extract([place], chunk_documents([place])) == []
+    # another person is named before 'his': the wife is Gibson's, so the pronoun stays as written
+    other = Doc(1, "Karl Menger", "In 1954 James Gibson bought the house and lived there with his wife.")
+    (unit,) = OfflineExtractor().extract([other], chunk_documents([other]))
+    assert unit.sentence == other.text and "Karl Menger's wife" not in unit.sentence
+    # a page about a house: 'he' has no unambiguous referent, the sentence is kept, not dropped
+    place = Doc(2, "Baker House", "In 1925 he bought a car.")
+    (unit,) = OfflineExtractor().extract([place], chunk_documents([place]))
+    assert unit.sentence == "In 1925 he bought a car." and unit.title == "Baker House"
+    assert unit.line().startswith("[1925-01-01 – 1925-12-31 ~] (Baker House) In 1925 he bought")
+    # a leading 'It' on a page about a place is the place; a cleft sentence is left alone
+    it = Doc(3, "Baker House", "It was declared a landmark in 1976. It was in 1980 that the roof fell.")
+    assert [u.sentence for u in OfflineExtractor().extract([it], chunk_documents([it]))] == [
+        "Baker House was declared a landmark in 1976.",
+        "It was in 1980 that the roof fell.",
+    ]
+
+
+def test_undated_sentences_are_kept_with_the_paragraph_date_or_an_unknown_interval():
+    doc = Doc(
+        0,
+        "Karl Menger",
+        "Karl Menger is a mathematician.\nKarl Menger moved to Vienna in 1927. "
+        "Karl Menger taught geometry there.",
+    )
+    units = OfflineExtractor().extract([doc], chunk_documents([doc]))
+    assert [(u.rule, u.span(), u.fuzzy) for u in units] == [
+        ("undated", "unknown", True),  # no date in its paragraph yet: an explicit unknown
+        ("C", "1927-01-01 – 1927-12-31", True),
+        ("inherited", "1927-01-01 – 1927-12-31", True),  # the paragraph's last date, fuzzy
+    ]
+    assert units[0].embed_text() == "Karl Menger: Karl Menger is a mathematician."
+    assert units[2].embed_text().endswith("(Karl Menger moved to Vienna in 1927.)")
+
+
+def test_sentences_with_several_dates_are_cut_only_at_clause_breaks():
+    # ComplexTR's Hans Kramers page: no clause break between the two medals, so no fragment unit
+    medals = Doc(0, "Hans Kramers", "Kramers won the Lorentz Medal in 1947 and Hughes Medal in 1951.")
+    units = OfflineExtractor().extract([medals], chunk_documents([medals]))
+    assert [u.sentence for u in units] == [medals.text] * 2
+    assert [u.span()[:4] for u in units] == ["1947", "1951"]
+    moves = Doc(1, "Hans Kramers", "In 1926 Kramers left Denmark; in 1934 Kramers moved to Leiden.")
+    units = OfflineExtractor().extract([moves], chunk_documents([moves]))
+    assert [u.sentence for u in units] == ["In 1926 Kramers left Denmark", "in 1934 Kramers moved to Leiden."]
+
+
+def test_timeqa_pages_are_split_into_sections_with_their_headings(shared_data):
+    from temporag.methods.ia_rag import corpus
+
+    docs, qas, _ = corpus.load("TimeQA", shared_data)
+    pages, _, _ = corpus.load("TimeQA", shared_data, pages=True)
+    assert len(pages) == 320 and 2800 < len(docs) < 3500  # DyG-RAG's TimeQA corpus: 3,159 documents
+    ashraf = [d for d in docs if d.title == "Sherif Ashraf"]
+    assert [d.section for d in ashraf][:4] == ["", "Club career", "Al-Ahly youth academy", "Zamalek SC"]
+    assert ashraf[3].text.startswith("Zamalek SC .")  # the heading stays: it can be the answer
+    q = next(q for q in qas if q.question.startswith("What football team did Sherif Ashraf"))
+    assert set(q.gold_docs) == {d.doc_id for d in ashraf}
+    assert corpus.is_heading("Early life .") and not corpus.is_heading("He died in 1990 .")
+    assert not corpus.is_heading("- 1966–1968 : Ove Ljung")
 
 
 def test_sentences_split_at_glued_paragraphs_but_not_initials():
@@ -188,6 +244,24 @@ def test_forest_thresholds_follow_table_6():
     assert level_threshold(0) == 0.8
     assert level_threshold(1) == pytest.approx(0.85 * 0.95)
     assert level_threshold(50) == 0.6
+    # a calibrated tau_sem moves the whole schedule with it
+    assert level_threshold(1, 0.4) == pytest.approx(0.85 * 0.95 / 2) and level_threshold(50, 0.4) == 0.3
+
+
+def test_tau_is_a_percentile_of_nearest_neighbour_cosines():
+    from temporag.methods.ia_rag.graph import build_graph, calibrate_tau
+
+    rng = np.random.default_rng(1)
+    v = rng.normal(size=(400, 16)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    tau = calibrate_tau(v)
+    cos = v @ v.T
+    np.fill_diagonal(cos, -1)
+    assert tau == pytest.approx(np.percentile(cos.max(axis=1), 25), abs=1e-4)
+    graph = build_graph([_unit("1990-01-01", "1990-12-31", key=str(i)) for i in range(400)], v, tau=tau)
+    with_edge = np.bincount(graph.components)[graph.components] > 1
+    assert 0.74 <= with_edge.mean() < 1.0  # three quarters of the units keep an edge, not one blob
+    assert calibrate_tau(v, percentile=75) > tau
 
 
 @pytest.fixture(scope="module")
@@ -262,6 +336,57 @@ def test_pipeline_with_a_fake_llm():
     assert record.answers == ["University of Amsterdam"] and record.llm_calls == 1
     assert record.prompt_tokens == 321 and llm.backend.calls == 1
     assert "[1925-01-01 – 1927-12-31] Karl Menger taught" in llm.backend.seen[0][0][-1]["content"]
+
+
+def _two_component_index():
+    """Four units: 0-1 one component (an MEU), 2 and 3 singletons; unit 1 and 3 repeat a sentence."""
+    from temporag.methods.ia_rag.retrieval import IAIndex
+
+    units = [
+        IEU("A joined X in 1990.", "", day_of("1990-01-01"), day_of("1990-12-31"), False, 0, key="a"),
+        IEU("A left X in 1995.", "", day_of("1995-01-01"), day_of("1995-12-31"), False, 0, key="b"),
+        IEU("A was a painter.", "", None, None, True, 0, key="c", rule="undated"),
+        IEU("A left X in 1995.", "", day_of("2003-01-01"), day_of("2003-12-31"), False, 0, key="d"),
+    ]
+    v = np.array([[1, 0, 0], [0.95, 0.31, 0], [0.6, 0, 0.8], [0.9, 0.43, 0]], dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    graph = EventGraph(units, v, np.array([[0, 1]]), np.ones(1, dtype=np.float32))
+    return IAIndex(graph, build_forest(graph, max_levels=1))
+
+
+class _FixedEncoder:
+    def __init__(self, vector):
+        self.vector = np.asarray(vector, dtype=np.float32)
+
+    def encode(self, texts, progress=False):
+        return np.stack([self.vector] * len(texts))
+
+
+def test_union_ranked_by_window_fit_and_meus_narrow_the_unit_search():
+    from temporag.methods.ia_rag.retrieval import window_tier
+
+    index = _two_component_index()
+    q = [QA("q", "What did A do in 2003?", ("x",), "ComplexTR")]
+    enc = _FixedEncoder([1, 0, 0])
+    seeds = IARAG(index, enc, k1=1, k2=4, traversal="none").retrieve(q, 10).ids[0].tolist()
+    assert seeds == [0, 1, 2, 4]  # cosine order, the repeated sentence of unit 3 once, then the MEU
+    ranked = IARAG(index, enc, k1=1, k2=4, traversal="none", order="window").retrieve(q, 10).ids[0]
+    assert ranked.tolist()[:2] == [3, 2]  # 2003 intersects the window, the undated unit is next
+    narrow = IARAG(index, enc, k1=1, k2=2, traversal="none", meus="narrow").retrieve(q, 10).ids[0]
+    assert narrow.tolist() == [0, 1]  # no MEU line; the search ran over the MEU's members + singletons
+    assert window_tier((None, None), (1, 2)) == 1 and window_tier((5, 9), (None, 3)) == 2
+
+
+def test_recall_at_budgets_cuts_every_context_at_the_same_tokens():
+    from temporag.methods.ia_rag.budget import recall_at_budgets
+    from temporag.methods.ia_rag.retrieval import VanillaRAG
+
+    texts = ["filler " * 300 + "Amsterdam", "Karl Menger taught at Amsterdam."]
+    method = VanillaRAG(texts, np.array([[1.0, 0.0], [0.8, 0.6]], dtype=np.float32), _FixedEncoder([1, 0]))
+    q = [QA("q", "Where did Karl Menger teach?", ("Amsterdam",), "ComplexTR")]
+    out = recall_at_budgets(method, q, (100, 400))
+    assert out[100]["recall"].tolist() == [0.0] and out[100]["tokens"].tolist() == [100.0]
+    assert out[400]["recall"].tolist() == [1.0] and out[400]["tokens"].tolist() == [311.0]
 
 
 def test_llm_extractor_returns_the_same_record():

@@ -31,12 +31,20 @@ from temporag.cache import cache_path, content_hash, load_pickle, save_pickle
 from temporag.methods.ia_rag.corpus import Chunk, Doc, chunk_documents
 from temporag.methods.ia_rag.extract import IEU, make_extractor
 from temporag.methods.ia_rag.forest import MAX_LEVELS, build_forest
-from temporag.methods.ia_rag.graph import K_NEIGHBOURS, TAU_SEM, build_graph, deduplicate, embed_units
+from temporag.methods.ia_rag.graph import (
+    K_NEIGHBOURS,
+    TAU_PERCENTILE,
+    TAU_SEM,
+    build_graph,
+    calibrate_tau,
+    deduplicate,
+    embed_units,
+)
 from temporag.methods.ia_rag.retrieval import IARAG, IAIndex, VanillaRAG
 from temporag.methods.ia_rag.tighten import tighten
 
 log = logging.getLogger(__name__)
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: sections, undated sentences kept, units embedded with title and context
 
 __all__ = ["IEU", "IARAG", "IAIndex", "VanillaRAG", "build_index", "Build"]
 
@@ -64,13 +72,16 @@ def build_index(
     tightening: str = "offline",
     dedup: str = "offline",
     max_levels: int = MAX_LEVELS,
-    tau: float = TAU_SEM,
+    tau: float | None = TAU_SEM,
     k: int = K_NEIGHBOURS,
     llm=None,
     cache: bool = True,
     progress: bool = True,
 ) -> Build:
     """§3.2–3.3 over ``docs``: chunk, extract IEUs, embed, deduplicate, graph, tighten, forest.
+
+    ``tau=None`` calibrates τ_sem for the encoder (:func:`.graph.calibrate_tau`, recorded in
+    ``stats["tau"]``); a number is used as given (the paper's 0.8 by default).
 
     With ``cache`` the finished build is stored under the kit cache keyed by the documents' content, the
     embedder and every argument (LLM-backed steps also by the model name), so a re-run loads it."""
@@ -82,7 +93,7 @@ def build_index(
         tightening,
         dedup,
         max_levels,
-        tau,
+        tau if tau is not None else ("calibrated", TAU_PERCENTILE),
         k,
         llm.model_name if llm is not None else None,
     )
@@ -97,6 +108,8 @@ def build_index(
     t = time.perf_counter()
     vectors = embed_units(units, encoder)
     timings["embed_s"] = time.perf_counter() - t
+    if tau is None:
+        tau = calibrate_tau(vectors)
     t = time.perf_counter()
     deduped = deduplicate(units, vectors, llm=llm if dedup == "llm" else None, tau=tau)
     timings["dedup_s"] = time.perf_counter() - t
@@ -113,6 +126,7 @@ def build_index(
     )
     timings["forest_s"] = time.perf_counter() - t
     stats = {
+        "tau": tau,
         "documents": len(docs),
         "chunks": len(chunks),
         "chunk_tokens": sum(c.n_tokens for c in chunks),

@@ -3,10 +3,13 @@
 The paper adopts DyG-RAG's processed corpora.  What is staged here (``../shared/data/README.md``):
 
 * **TimeQA**: the human-annotated train documents (320 Wikipedia pages) and their questions; the
-  ones with an empty gold answer (unanswerable) are dropped, as DyG-RAG drops them.
+  ones with an empty gold answer (unanswerable) are dropped, as DyG-RAG drops them.  Each page is split
+  into its sections (a heading paragraph such as "Early life ." starts one), as DyG-RAG's 3,159-document
+  TimeQA corpus is; every section keeps the page title (``pages=True`` keeps whole pages).
 * **TempReason**: L2 (the level DyG-RAG evaluates; Table 9 counts only T1 questions) items that have
-  their TimeBench documents; the corpus is every document of an L2 key: the OBQA Wikipedia context and
-  the ReasonQA fact block (``corpus="context"`` keeps the Wikipedia pages only).
+  their TimeBench documents; the corpus is the OBQA Wikipedia context of every L2 key.  The ReasonQA fact
+  blocks state every answer as a dated fact, so they are left out by default (``corpus="context+facts"``
+  adds them, the kit's earlier reading).
 * **ComplexTR**: DyG-RAG's 112-document corpus and the shared half of its gold questions.
 """
 
@@ -32,6 +35,7 @@ class Doc:
     doc_id: int
     title: str
     text: str
+    section: str = ""
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class QA:
     answers: tuple[str, ...]
     dataset: str
     level: str = ""
+    gold_docs: tuple[int, ...] = ()  # the documents of the page the question was asked about, if known
 
 
 @dataclass(frozen=True)
@@ -74,17 +79,60 @@ def strip_glued_title(text: str, title: str) -> str:
     return text
 
 
-def _timeqa(data_dir) -> tuple[list[Doc], list[QA], list[Path]]:
+_HEADING = re.compile(r"^[A-Z0-9][^.]{0,60} \.$")
+_VERB = re.compile(r"\b(?:is|was|were|are|has|had|have|be|been|became|died|won)\b")
+
+
+def is_heading(paragraph: str) -> bool:
+    """A Wikipedia section heading as TimeQA stores it: one line of at most six words ending in ' .'
+    ('Early life .') and no verb (so a short sentence such as 'He died in 1990 .' stays text)."""
+    p = paragraph.strip()
+    return bool(_HEADING.match(p)) and len(p.split()) <= 7 and not _VERB.search(p)
+
+
+def page_sections(paras: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """(heading, paragraphs) per section of a page; the lead section has the heading ''.  The heading
+    stays the section's first line: headings such as 'Zamalek SC .' or '2012-2015 : Ultra Records .'
+    are themselves answers."""
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for p in paras:
+        if not p.strip():
+            continue
+        if is_heading(p):
+            sections.append((p.strip().rstrip(" .").strip(), []))
+        sections[-1][1].append(p.strip())
+    return [(h, ps) for h, ps in sections if ps]
+
+
+def _timeqa(data_dir, pages: bool = False) -> tuple[list[Doc], list[QA], list[Path]]:
     documents = timeqa.load_human_annotated("train", data_dir)
     docs, qas = [], []
-    for i, d in enumerate(documents):
+    for d in documents:
         title = d.paras[0].strip() if d.paras else d.link.rsplit("/", 1)[-1].replace("_", " ")
-        docs.append(Doc(i, title, "\n".join(p.strip() for p in d.paras[1:] if p.strip())))
+        body = d.paras[1:]
+        parts = [("", [p.strip() for p in body if p.strip()])] if pages else page_sections(body)
+        first = len(docs)
+        for heading, paras in parts:
+            docs.append(Doc(len(docs), title, "\n".join(paras), heading))
+        gold = tuple(range(first, len(docs)))
         for q in d.questions:
             answers = tuple(a for a in dict.fromkeys(s.text.strip() for s in q.spans) if a)
             if answers:
-                qas.append(QA(q.idx, q.question, answers, "TimeQA"))
+                qas.append(QA(q.idx, q.question, answers, "TimeQA", gold_docs=gold))
     return docs, qas, [data_file(timeqa.HUMAN_ANNOTATED_FILES["train"], timeqa.DATASET, data_dir)]
+
+
+def named_documents(question: str, docs: Sequence[Doc]) -> tuple[int, ...]:
+    """The documents whose title the question names (DyG-RAG's corpora have one page per entity)."""
+    from temporag.evaluate import squad_normalise
+
+    q = f" {squad_normalise(question)} "
+    out = []
+    for d in docs:
+        t = squad_normalise(d.title)
+        if t and f" {t} " in q:
+            out.append(d.doc_id)
+    return tuple(out)
 
 
 def _tempreason(data_dir, corpus: str) -> tuple[list[Doc], list[QA], list[Path]]:
@@ -96,7 +144,17 @@ def _tempreason(data_dir, corpus: str) -> tuple[list[Doc], list[QA], list[Path]]
         if d.kind in kinds and keys.intersection(d.keys):
             title = d.text.split(" works for ")[0] if d.kind == "fact_context" else clean_title(d.text[:80])
             docs.append(Doc(d.doc_id, title.strip(), strip_glued_title(d.text, title.strip())))
-    qas = [QA(f"l2-{it.row}", it.question, tuple(it.answers), "TempReason", "l2") for it in items]
+    qas = [
+        QA(
+            f"l2-{it.row}",
+            it.question,
+            tuple(it.answers),
+            "TempReason",
+            "l2",
+            named_documents(it.question, docs),
+        )
+        for it in items
+    ]
     files = [
         data_file(tempreason.CORPUS_FILE, tempreason.DATASET, data_dir),
         data_file(
@@ -114,7 +172,10 @@ def _complextr(data_dir, questions_file) -> tuple[list[Doc], list[QA], list[Path
         title = clean_title(d.title)
         docs.append(Doc(d.doc_id, title, strip_glued_title(d.context, title)))
     qs = complextr.load_questions(data_dir=data_dir, questions_file=questions_file)
-    qas = [QA(str(q.id), q.question, (q.answer,), "ComplexTR") for q in qs]
+    qas = [
+        QA(str(q.id), q.question, (q.answer,), "ComplexTR", gold_docs=named_documents(q.question, docs))
+        for q in qs
+    ]
     files = [
         data_file(complextr.CORPUS_FILE, complextr.DATASET, data_dir),
         Path(questions_file)
@@ -125,11 +186,17 @@ def _complextr(data_dir, questions_file) -> tuple[list[Doc], list[QA], list[Path
 
 
 def load(
-    dataset: str, data_dir: str | Path | None = None, *, corpus: str = "context+facts", questions_file=None
+    dataset: str,
+    data_dir: str | Path | None = None,
+    *,
+    corpus: str = "context",
+    questions_file=None,
+    pages: bool = False,
 ) -> tuple[list[Doc], list[QA], list[Path]]:
-    """(documents, questions, the data files read) of one of :data:`DATASETS`."""
+    """(documents, questions, the data files read) of one of :data:`DATASETS`; ``corpus`` chooses
+    TempReason's documents, ``pages`` keeps TimeQA's pages whole instead of one document per section."""
     if dataset == "TimeQA":
-        return _timeqa(data_dir)
+        return _timeqa(data_dir, pages)
     if dataset == "TempReason":
         if corpus not in ("context", "context+facts"):
             raise ValueError(f"corpus must be 'context' or 'context+facts', got {corpus!r}")

@@ -1,21 +1,27 @@
-"""The notebook's experiment steps as functions, so each notebook cell stays a few lines.
+"""The notebook's experiments as functions, so each notebook cell stays a few lines.
 
-``Setup`` holds one data set's documents, questions, build and baselines; ``variants`` makes the
-Table 3 / 4 / 7 / 8 retrievers; ``read_scores`` runs the kit's reader and scores DyG-RAG's token-level
-accuracy / recall on its answers.
+``Setup`` holds one data set's documents, questions, build and baselines.  Two builds per data set are
+compared: the **paper reading** (τ_sem = 0.8, MEU summaries shown as evidence lines, seeds first) and
+the **calibrated** one (τ_sem by :func:`.graph.calibrate_tau`, MEUs narrowing the unit search, the
+union ranked by fit to the question's window: :data:`CALIBRATED`).  Every retrieval is also compared
+at equal context tokens (:mod:`.budget`) with Vanilla RAG over 1,200-token chunks and over raw-text
+windows of about a unit's size.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from temporag.evaluate import answered_mean, squad_normalise, token_accuracy_recall
+from temporag.evaluate import answered_mean, evidence_recall, squad_normalise, token_accuracy_recall
 from temporag.methods.ia_rag import Build, build_index
+from temporag.methods.ia_rag.budget import BUDGETS, curve_table, recall_at_budgets
+from temporag.methods.ia_rag.classify import GROUPS
 from temporag.methods.ia_rag.corpus import QA, Doc
-from temporag.methods.ia_rag.retrieval import IARAG, VanillaRAG, chunk_vectors, score_retrieval
+from temporag.methods.ia_rag.retrieval import IARAG, VanillaRAG, chunk_pieces, chunk_vectors, score_retrieval
 
 score = score_retrieval  # LLM-free recall, tokens and latency of one retriever
 __all__ = [
@@ -27,17 +33,39 @@ __all__ = [
     "read_scores",
     "reader_mean",
     "documents_for",
+    "unit_coverage",
+    "operating_points",
+    "token_curves",
+    "ablations",
+    "depth_and_meus",
+    "reasoning_groups",
 ]
 
 K1_DEFAULT = {"TimeQA": 10, "TempReason": 20, "ComplexTR": 10}  # Appendix B.1
+CALIBRATED = {"meus": "narrow", "order": "window"}  # the calibrated retrieval's options
+WINDOW_TOKENS = 200  # Vanilla RAG's raw-text windows: about five units' worth of text
+CURVE_K2 = 60  # IEU seeds in the token curves: enough units to fill the largest budget
+ABLATION_BUDGET = 800  # cl100k tokens every ablation is compared at
+UNION_K = 500  # the whole union (no method returns more)
+
+#: Unit coverage of the extractor before issue 27 (commit 4016c6a: whole TimeQA pages, undated
+#: sentences mostly dropped, clauses cut at commas, TempReason with its ReasonQA fact blocks), measured
+#: with :func:`unit_coverage`'s rule on every shared question that has a gold document.
+COVERAGE_BEFORE = {"TimeQA": 0.906, "ComplexTR": 0.731, "TempReason": 0.378}
 
 
 def documents_for(
     questions: Sequence[QA], docs: Sequence[Doc], extra: int, rng: np.random.Generator
 ) -> list[Doc]:
-    """The documents whose title the questions name, plus ``extra`` seeded distractors (smoke corpora)."""
+    """The documents whose title the questions name (or hold their answer, ``QA.gold_docs``), plus
+    ``extra`` seeded distractors (smoke corpora)."""
     names = [squad_normalise(q.question) for q in questions]
-    hit = [d for d in docs if (t := squad_normalise(d.title)) and any(t in n for n in names)]
+    gold = {i for q in questions for i in q.gold_docs}
+    hit = [
+        d
+        for d in docs
+        if d.doc_id in gold or ((t := squad_normalise(d.title)) and any(t in n for n in names))
+    ]
     rest = [d for d in docs if d not in hit]
     pick = rng.choice(len(rest), size=min(extra, len(rest)), replace=False) if rest else []
     return hit + [rest[i] for i in sorted(pick)]
@@ -45,7 +73,7 @@ def documents_for(
 
 @dataclass
 class Setup:
-    """One data set ready for the tables: documents, questions, the IA-RAG build, both baselines."""
+    """One data set ready for the tables: documents, questions, the IA-RAG build, the baselines."""
 
     dataset: str
     docs: list[Doc]
@@ -73,23 +101,208 @@ class Setup:
             [u.line() for u in units], self.build.index.graph.vectors, self.encoder, "Vanilla RAG (IEUs)"
         )
 
+    def vanilla_windows(self, size: int = WINDOW_TOKENS) -> VanillaRAG:
+        """Dense retrieval over consecutive raw-text windows of ``size`` tokens (no extraction at all):
+        the chunks' ``size``-token pieces, whose vectors the chunk vectors already average."""
+        key = f"windows{size}"
+        if key not in self.extra:
+            texts, _ = chunk_pieces(self.build.chunks, size)
+            self.extra[key] = (texts, self.encoder.encode_cached(texts, desc="embedding chunk windows"))
+        texts, vectors = self.extra[key]
+        return VanillaRAG(texts, vectors, self.encoder, f"Vanilla RAG ({size}-token windows)")
+
 
 def prepare(dataset: str, docs, questions, encoder, *, k1: int | None = None, **build_kw) -> Setup:
     build = build_index(docs, encoder, **build_kw)
     return Setup(dataset, list(docs), list(questions), build, k1 or K1_DEFAULT[dataset], encoder)
 
 
-def variants(setup: Setup, docs_kw: dict, k2: int) -> dict[str, IARAG]:
-    """Tables 3 and 4: IA-RAG and its ablations (w/o Tight. needs a build without tightening)."""
-    untight = build_index(setup.docs, setup.encoder, **{**docs_kw, "tightening": "none"})
+def calibrated(setup: Setup, build_kw: Mapping) -> Setup:
+    """The same documents and questions on a build whose τ_sem is calibrated for the encoder."""
+    build = build_index(setup.docs, setup.encoder, **{**build_kw, "tau": None})
+    return Setup(setup.dataset, setup.docs, setup.questions, build, setup.k1, setup.encoder, setup.chunk_vecs)
+
+
+# ----------------------------------------------------------------------------------------------------
+# extraction
+
+
+def unit_coverage(setup: Setup) -> dict:
+    """Share of the questions with a known gold document whose gold answers are all in that document's
+    units (the extractor's ceiling for any retrieval over units), beside the same share for the raw text."""
+    by_doc: dict[int, list[str]] = {}
+    for u in setup.build.raw_units:
+        by_doc.setdefault(u.source, []).append(u.sentence)
+    text = {d.doc_id: d.text for d in setup.docs}
+    asked = [q for q in setup.questions if q.gold_docs]
+    golds = [q.answers for q in asked]
+    units = ["\n".join(s for i in q.gold_docs for s in by_doc.get(i, [])) for q in asked]
+    raw = ["\n".join(text.get(i, "") for i in q.gold_docs) for q in asked]
     return {
-        "IA-RAG": setup.ia_rag(k2=k2),
-        "w/o IA": setup.ia_rag(k2=k2, traversal="none"),
-        "w/o Tight.": IARAG(untight.index, setup.encoder, k1=setup.k1, k2=k2),
-        "w/o Hier.": setup.ia_rag(k2=k2, hierarchy=False),
-        "w/All": setup.ia_rag(k2=k2, traversal="all"),
-        "w/Top-5": setup.ia_rag(k2=k2, traversal="top5"),
+        "dataset": setup.dataset,
+        "questions with a gold document": len(asked),
+        "answer in the gold text": float(evidence_recall(raw, golds).mean()) if asked else np.nan,
+        "unit coverage before": COVERAGE_BEFORE.get(setup.dataset, np.nan),
+        "unit coverage": float(evidence_recall(units, golds).mean()) if asked else np.nan,
     }
+
+
+# ----------------------------------------------------------------------------------------------------
+# retrieval at one operating point (the paper's protocol) and at equal tokens
+
+
+def operating_points(setups: Mapping[str, Setup], k2: int, vanilla_chunks: int):
+    """The paper's protocol: IA-RAG's whole union against Vanilla RAG's top chunks (and the units by
+    plain cosine), each at its own size.  Returns (retrievers, scores, table)."""
+    chunks_name = f"Vanilla RAG (chunks, top-{vanilla_chunks})"
+    retrievers, scores, rows = {}, {}, []
+    for dataset, setup in setups.items():
+        shown = {"IA-RAG": UNION_K, chunks_name: vanilla_chunks, "Vanilla RAG (IEUs, top-40)": 40}
+        retrievers[dataset] = {
+            "IA-RAG": setup.ia_rag(k2=k2),
+            chunks_name: setup.vanilla_chunks(),
+            "Vanilla RAG (IEUs, top-40)": setup.vanilla_units(),
+        }
+        scores[dataset] = {
+            name: score(method, setup.questions, shown[name]) for name, method in retrievers[dataset].items()
+        }
+        for name, found in scores[dataset].items():
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "method": name,
+                    "retrieval recall": float(found["recall"].mean()),
+                    "n": len(found["recall"]),
+                    "tokens / question": float(found["tokens"].mean()),
+                    "units / question": float(found["units"].mean()),
+                    "latency p50 ms": float(np.median(found["latency_s"]) * 1e3),
+                }
+            )
+    return retrievers, scores, pd.DataFrame(rows)
+
+
+def curve_methods(paper: Setup, tuned: Setup) -> dict:
+    """The retrievers of the tokens-vs-recall comparison for one data set."""
+    return {
+        "IA-RAG (paper reading)": paper.ia_rag(k2=CURVE_K2),
+        "IA-RAG (calibrated)": tuned.ia_rag(k2=CURVE_K2, **CALIBRATED),
+        "Vanilla RAG (1,200-token chunks)": paper.vanilla_chunks(),
+        f"Vanilla RAG ({WINDOW_TOKENS}-token windows)": paper.vanilla_windows(),
+        "Vanilla RAG (IEUs)": tuned.vanilla_units(),
+    }
+
+
+def token_curves(
+    paper: Mapping[str, Setup], tuned: Mapping[str, Setup], budgets: Sequence[int] = BUDGETS
+) -> pd.DataFrame:
+    """Recall at each token budget, per data set and retriever (:func:`.budget.curve_table`)."""
+    frames = []
+    for dataset, setup in paper.items():
+        frame = curve_table(curve_methods(setup, tuned[dataset]), setup.questions, budgets, UNION_K)
+        frames.append(frame.assign(dataset=dataset))
+    out = pd.concat(frames, ignore_index=True)
+    return out[["dataset", "method", "budget", "recall", "tokens shown", "n"]]
+
+
+def curve_grid(curves: pd.DataFrame) -> pd.DataFrame:
+    """The curves as one row per (data set, method) and one recall column per budget."""
+    grid = curves.pivot_table(index=["dataset", "method"], columns="budget", values="recall", sort=False)
+    grid.columns = [f"recall @{b}" for b in grid.columns]
+    return grid.reset_index()
+
+
+# ----------------------------------------------------------------------------------------------------
+# ablations on the calibrated graph
+
+
+def variants(setup: Setup, build_kw: Mapping, k2: int, options: Mapping | None = None) -> dict[str, IARAG]:
+    """Tables 3 and 4: IA-RAG and its ablations with the same retrieval ``options`` (w/o Tight. needs
+    a build without tightening; the build's τ_sem is kept)."""
+    options = dict(options or {})
+    tau = setup.build.stats.get("tau", build_kw.get("tau"))
+    untight = build_index(setup.docs, setup.encoder, **{**build_kw, "tau": tau, "tightening": "none"})
+    out = {
+        "IA-RAG": setup.ia_rag(k2=k2, **options),
+        "w/o IA": setup.ia_rag(k2=k2, traversal="none", **options),
+        "w/o Tight.": IARAG(untight.index, setup.encoder, k1=setup.k1, k2=k2, **options),
+        "w/o Hier.": setup.ia_rag(k2=k2, hierarchy=False, **options),
+        "w/All": setup.ia_rag(k2=k2, traversal="all", **options),
+        "w/Top-5": setup.ia_rag(k2=k2, traversal="top5", **options),
+    }
+    if options.get("meus") == "narrow":
+        out["MEU lines instead of narrowing"] = setup.ia_rag(k2=k2, **{**options, "meus": "lines"})
+    if options.get("order") == "window":
+        out["seeds first instead of window ranking"] = setup.ia_rag(k2=k2, **{**options, "order": "seeds"})
+    return out
+
+
+def budget_and_union(method, questions: Sequence[QA], budget: int = ABLATION_BUDGET) -> dict[str, float]:
+    """Recall at an equal token budget and of the whole union (with the union's size)."""
+    at = recall_at_budgets(method, questions, (budget,), UNION_K)[budget]
+    whole = score(method, questions, UNION_K)
+    return {
+        f"recall @{budget}": float(at["recall"].mean()),
+        "union recall": float(whole["recall"].mean()),
+        "union tokens": float(whole["tokens"].mean()),
+        "union units": float(whole["units"].mean()),
+    }
+
+
+def ablations(
+    setups: Mapping[str, Setup], build_kw: Mapping, k2: int, options: Mapping | None = None
+) -> pd.DataFrame:
+    """Every Table 3 / 4 variant, compared at :data:`ABLATION_BUDGET` tokens and over the whole union;
+    ``options`` are the retrieval's (default :data:`CALIBRATED`; ``{}`` for the paper reading)."""
+    options = CALIBRATED if options is None else options
+    rows = []
+    for dataset, setup in setups.items():
+        for name, method in variants(setup, build_kw, k2, options).items():
+            rows.append({"dataset": dataset, "variant": name, **budget_and_union(method, setup.questions)})
+    return pd.DataFrame(rows)
+
+
+def depth_and_meus(
+    tuned: Mapping[str, Setup],
+    build_kw: Mapping,
+    k2: int,
+    depths: Sequence[int] = (0, 4, 6, 10),
+    meu_counts: Sequence[int] = (5, 10, 15, 20, 40),
+) -> pd.DataFrame:
+    """Tables 7 and 8 on the calibrated graph: MAX_LEVELS (a build each) and K1 retrieved MEUs."""
+    rows = []
+    for dataset, setup in tuned.items():
+        tau = setup.build.stats["tau"]
+        for levels in depths:
+            build = build_index(setup.docs, setup.encoder, **{**build_kw, "tau": tau, "max_levels": levels})
+            method = IARAG(build.index, setup.encoder, k1=setup.k1, k2=k2, **CALIBRATED)
+            found = budget_and_union(method, setup.questions)
+            rows.append({"dataset": dataset, "table": "Table 7", "variant": f"MAX_LEVELS={levels}", **found})
+        for k1 in meu_counts:
+            found = budget_and_union(setup.ia_rag(k1=k1, k2=k2, **CALIBRATED), setup.questions)
+            rows.append({"dataset": dataset, "table": "Table 8", "variant": f"MEU={k1}", **found})
+    return pd.DataFrame(rows)
+
+
+def reasoning_groups(
+    scores: Mapping, labels: Mapping[str, Sequence[str]], names: Sequence[str]
+) -> pd.DataFrame:
+    """Table 5 (ComplexTR): retrieval recall of ``names`` by Explicit / Relative / Compositional group."""
+    rows = []
+    for dataset in [d for d in ("ComplexTR",) if d in scores]:
+        groups = np.array([GROUPS[t] for t in labels[dataset]])
+        for name in names:
+            recall = scores[dataset][name]["recall"]
+            row = {"method": name}
+            for g in ("Explicit", "Relative", "Compositional"):
+                row[g] = float(recall[groups == g].mean()) if (groups == g).any() else np.nan
+            row["Overall"] = float(recall.mean())
+            row["paper row (accuracy)"] = "Vanilla RAG" if name.startswith("Vanilla") else "IA-RAG"
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------------
+# the reader
 
 
 def read_scores(method, questions: Sequence[QA], llm, k: int, top_k: int = 1) -> dict:

@@ -29,10 +29,13 @@ K_NEIGHBOURS = 50
 
 
 def level_threshold(level: int, tau0: float = TAU_SEM) -> float:
-    """Similarity threshold for aggregating level ``level`` into ``level + 1``."""
+    """Similarity threshold for aggregating level ``level`` into ``level + 1``: τ_sem, then Table 6's
+    schedule scaled by τ_sem / 0.8 (identical to the paper at τ_sem = 0.8; a calibrated τ_sem moves the
+    whole schedule with it, so higher levels do not demand more than level 0 from a weaker embedder)."""
     if level == 0:
         return tau0
-    return max(MIN_THRESHOLD, MAX_THRESHOLD * DECAY**level)
+    scale = tau0 / TAU_SEM
+    return max(MIN_THRESHOLD * scale, MAX_THRESHOLD * DECAY**level * scale)
 
 
 @dataclass

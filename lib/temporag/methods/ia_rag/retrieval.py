@@ -9,7 +9,17 @@
   IEU event graph and from the MEU level graphs.  ``traversal="all"`` (Table 4 "w/All") follows every
   relation, ``"none"`` (Table 3 "w/o IA") none, ``"top5"`` the five relations a question cue selects
   (an offline stand-in for Table 4's LLM-predicted top-5).
-* The union of Eq. 18 is returned as ranked unit ids: IEU i is id i, MEU m is id n_ieus + m.
+* The union of Eq. 18 is returned as ranked unit ids: IEU i is id i, MEU m is id n_ieus + m; a sentence
+  already in the union (one sentence with two dates gives two units) is not repeated.
+
+Two readings of the paper's open points, chosen per retriever (the notebook measures both):
+
+* ``meus="lines"`` shows the K1 MEU summaries as evidence lines beside the units (the kit's first
+  reading); ``meus="narrow"`` uses them to narrow the unit search instead: the K2 units are the best
+  among the members of the K1 MEUs and the units no MEU holds, and no summary line is shown.
+* ``order="seeds"`` lists the seeds, then the traversal's units by cosine; ``order="window"`` ranks the
+  whole union by its fit to the question's window (:func:`window_tier`: intersects it, undated or open,
+  disjoint), cosine within a tier — the order a reader with a token budget needs.
 """
 
 from __future__ import annotations
@@ -41,6 +51,8 @@ R_B = frozenset(
 )  # Eq. 15
 ALL = R_F | R_B
 TRAVERSALS = ("ia", "all", "none", "top5")
+MEU_MODES = ("lines", "narrow")
+ORDERS = ("seeds", "window")
 _INF = 10**9
 
 READER_RULES = (
@@ -96,6 +108,17 @@ class LLMWindow:
         except LLMError:
             a = b = None
         return (a, b) if a is not None or b is not None else query_window(question)
+
+
+def window_tier(span: tuple[int | None, int | None], window: tuple[int | None, int | None]) -> int:
+    """0 when a unit's interval intersects the question's window, 1 when either is open on both sides
+    (an undated unit, a question without a date), 2 when they are disjoint."""
+    (a, b), (w_s, w_e) = span, window
+    if (a is None and b is None) or (w_s is None and w_e is None):
+        return 1
+    lo, hi = (-_INF if a is None else a), (_INF if b is None else b)
+    ws, we = (-_INF if w_s is None else w_s), (_INF if w_e is None else w_e)
+    return 0 if lo <= we and ws <= hi else 2
 
 
 def _day(value) -> int | None:
@@ -155,6 +178,19 @@ class IAIndex:
             return self.graph.units[node].line()
         return self.forest.meus[node - self.n_ieus].line()
 
+    def text(self, node: int) -> str:
+        """A node's sentence (IEU) or summary (MEU): what the union must not repeat."""
+        if node < self.n_ieus:
+            return self.graph.units[node].sentence
+        return self.forest.meus[node - self.n_ieus].summary
+
+    def unaggregated(self) -> np.ndarray:
+        """Mask of the IEUs no MEU holds (searched with the K1 MEUs' members under ``meus="narrow"``)."""
+        mask = np.ones(self.n_ieus, dtype=bool)
+        for m in self.forest.meus:
+            mask[m.members] = False
+        return mask
+
 
 class IARAG(Method):
     """IA-RAG's retrieval (§3.4) over one built :class:`IAIndex`; ``k`` caps the returned union."""
@@ -173,16 +209,24 @@ class IARAG(Method):
         k2: int = 20,
         traversal: str = "ia",
         hierarchy: bool = True,
+        meus: str = "lines",
+        order: str = "seeds",
         window=None,
         name: str | None = None,
     ) -> None:
         if traversal not in TRAVERSALS:
             raise ValueError(f"traversal must be one of {TRAVERSALS}, got {traversal!r}")
+        if meus not in MEU_MODES or order not in ORDERS:
+            raise ValueError(
+                f"meus must be one of {MEU_MODES} and order one of {ORDERS}, got {meus!r}, {order!r}"
+            )
         if k1 < 0 or k2 <= 0:
             raise ValueError(f"need k1 >= 0 and k2 > 0 (retrieved MEUs and IEUs), got k1={k1}, k2={k2}")
         self.index, self.encoder = index, encoder
         self.k1, self.k2, self.traversal, self.hierarchy = k1, k2, traversal, hierarchy
+        self.meus, self.order = meus, order
         self.window = window or query_window
+        self._free = index.unaggregated() if meus == "narrow" else None
         self.name = name or self.name
 
     def _allowed(self, node: int, window, question: str) -> frozenset:
@@ -210,12 +254,20 @@ class IARAG(Method):
             t0 = time.perf_counter()
             window = self.window(q)
             ieu_scores = ieu_vecs @ qv
-            top_i = np.argsort(-ieu_scores, kind="stable")[: self.k2]
             top_m: np.ndarray = np.zeros(0, dtype=np.int64)
             if self.hierarchy and self.k1 > 0 and len(meu_vecs):
                 top_m = np.argsort(-(meu_vecs @ qv), kind="stable")[: self.k1]
-            seeds = [int(i) for i in top_i] + [n + int(m) for m in top_m]
-            chosen = dict.fromkeys(seeds)
+            searched = ieu_scores
+            if self._free is not None and len(top_m):
+                pool = self._free.copy()
+                for m in top_m:
+                    pool[self.index.forest.meus[int(m)].members] = True
+                searched = np.where(pool, ieu_scores, -np.inf)
+            top_i = np.argsort(-searched, kind="stable")[: self.k2]
+            shown_m = top_m if self.meus == "lines" else np.zeros(0, dtype=np.int64)
+            seeds = [int(i) for i in top_i] + [n + int(m) for m in shown_m]
+            score = {i: float(ieu_scores[i]) for i in seeds if i < n}
+            score.update({j: float(meu_vecs[j - n] @ qv) for j in seeds if j >= n})
             sup: dict[int, float] = {}
             for node in seeds:
                 allowed = self._allowed(node, window, q)
@@ -227,10 +279,24 @@ class IARAG(Method):
                     else self.index.forest.neighbours.get(node, [])
                 )
                 for j, rel in nbrs:
-                    if rel in allowed and j not in chosen and (self.hierarchy or j < n):
+                    if rel in allowed and j not in score and j not in sup and (self.hierarchy or j < n):
+                        if j >= n and self.meus == "narrow":
+                            continue
                         sup[j] = float(ieu_scores[j]) if j < n else float(meu_vecs[j - n] @ qv)
-            ranked = list(chosen) + sorted(sup, key=lambda j: -sup[j])
-            ids.append(np.asarray(ranked[:k], dtype=np.int64))
+            if self.order == "window":
+                union = {**score, **sup}
+                tier = {j: window_tier(self.index.span_of(j), window) for j in union}
+                ranked = sorted(union, key=lambda j: (tier[j], -union[j]))
+            else:
+                ranked = seeds + sorted(sup, key=lambda j: -sup[j])
+            seen: set[str] = set()
+            kept = []
+            for j in ranked:
+                text = self.index.text(j)
+                if text not in seen:
+                    seen.add(text)
+                    kept.append(j)
+            ids.append(np.asarray(kept[:k], dtype=np.int64))
             lat.append(time.perf_counter() - t0)
             traces.append(
                 {
@@ -280,9 +346,9 @@ class VanillaRAG(Method):
         return [self.texts[int(i)] for i in ids]
 
 
-def chunk_vectors(chunks, encoder, window_tokens: int = 200) -> np.ndarray:
-    """One vector per 1,200-token chunk: the normalised mean of its ~200-token windows (MiniLM reads at
-    most 256 word pieces, so embedding a whole chunk would silently keep only its start)."""
+def chunk_pieces(chunks, window_tokens: int = 200) -> tuple[list[str], np.ndarray]:
+    """Consecutive ``window_tokens``-token pieces of every chunk and the chunk each belongs to.  They are
+    both what a chunk's vector averages and Vanilla RAG's raw-text windows, so one embedding serves both."""
     from temporag.methods.ia_rag.corpus import _encoding
 
     enc = _encoding()
@@ -292,9 +358,16 @@ def chunk_vectors(chunks, encoder, window_tokens: int = 200) -> np.ndarray:
         for a in range(0, max(1, len(toks)), window_tokens):
             pieces.append(enc.decode(toks[a : a + window_tokens]))
             owner.append(i)
+    return pieces, np.asarray(owner, dtype=np.int64)
+
+
+def chunk_vectors(chunks, encoder, window_tokens: int = 200) -> np.ndarray:
+    """One vector per 1,200-token chunk: the normalised mean of its ~200-token windows (MiniLM reads at
+    most 256 word pieces, so embedding a whole chunk would silently keep only its start)."""
+    pieces, owner = chunk_pieces(chunks, window_tokens)
     vecs = encoder.encode_cached(pieces, desc="embedding chunk windows")
     out = np.zeros((len(chunks), vecs.shape[1]), dtype=np.float32)
-    np.add.at(out, np.asarray(owner), vecs)
+    np.add.at(out, owner, vecs)
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 

@@ -1,6 +1,6 @@
-"""§3.2's offline text rules: sentence splitting, the mandatory-subject rule (pronouns resolved to the
-document's subject or dropped) and clause splitting at time expressions.  Used by the offline IEU
-extractor; kept apart so the extractor module holds the IEU record and the two extractors only."""
+"""§3.2's offline text rules: sentence splitting, the mandatory-subject rule (a pronoun made explicit
+where the page's entity is the only reading) and clause splitting at time expressions.  Used by the
+offline IEU extractor; kept apart so the extractor module holds the IEU record and the extractors."""
 
 from __future__ import annotations
 
@@ -85,9 +85,6 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 # subjects
 
 SUBJECT_PRONOUNS = {"he", "she", "they", "it"}
-_PERSONAL = re.compile(r"\b(?:He|She|he|she|Him|him)\b")
-_POSSESSIVE = re.compile(r"\b(?:His|his|Her|her)\b(?=\s+[a-z])")
-_THEY = re.compile(r"^(?:They|It|Its|Their)\b")
 _LEAD_NP = re.compile(r"^(?:The\s+)?((?:[A-Z][\w.'\-]*\s*){1,6})")
 ACTION = re.compile(
     r"\b(?:was|were|is|served|serves|worked|works|played|plays|held|holds|studied|lived|owned|became|"
@@ -112,34 +109,45 @@ def person_like(name: str) -> bool:
     return 2 <= len(words) <= 6 and not _NOT_PERSON.search(name) and name[:1].isupper()
 
 
-def last_person(text: str) -> str | None:
-    """The last person-like name in a text (for pages whose title is a place or an organisation)."""
-    names = [m.group(0) for m in _NAME.finditer(text) if person_like(m.group(0))]
-    return names[-1] if names else None
+_PRONOUN = re.compile(r"\b(?:[Hh]e|[Ss]he|[Hh]is|[Hh]er|[Hh]im)\b")
+_IT = re.compile(r"^(?:It|Its)\b")
+_CLEFT = re.compile(
+    r"^It (?:is|was|has been|had been|will be)\b.*\b(?:that|who|when)\b"
+    r"|^It (?:is|was) (?:not|also|then|during)"
+)
 
 
-def resolve_subject(
-    sentence: str, title: str, previous_subject: str | None, person: str | None = None
-) -> str | None:
-    """The sentence with its subject pronouns replaced by an explicit name, or None when a subject
-    pronoun cannot be resolved (the paper drops such sentences).  'he' / 'she' resolve to the page
-    title when it names a person, else to ``person`` (the last person named before)."""
-    out = sentence
-    if _PERSONAL.search(out) or _POSSESSIVE.search(out):
-        who = title if person_like(title) else person
-        if not who:
-            return None
-        out = _POSSESSIVE.sub(f"{who}'s", out)
-        out = _PERSONAL.sub(who, out)
-    m = _THEY.match(out)
-    if m:
-        who = previous_subject or title
-        if not who:
-            return None
+def _replacement(word: str, who: str) -> str:
+    return f"{who}'s" if word.lower() in ("his", "its") else who
+
+
+def resolve_subject(sentence: str, title: str) -> tuple[str, bool]:
+    """(the sentence with its first pronoun made explicit, whether it was): 'he' / 'she' / 'his' / 'her'
+    become the page's entity only when the page is about a person and no other person is named before
+    the pronoun in the sentence; a leading 'It' / 'Its' becomes the page's entity only when the page is
+    not about a person (and the sentence is no cleft such as 'It was in 1990 that ...').  Anything
+    ambiguous stays as written: the unit keeps its sentence, and its title tells the reader the page."""
+    if person_like(title):
+        m = _PRONOUN.search(sentence)
+        if m is None:
+            return sentence, False
+        before = sentence[: m.start()]
+        others = [n.group(0) for n in _NAME.finditer(before) if person_like(n.group(0))]
+        surnames = set(title.split())
+        if any(not set(o.split()) & surnames for o in others):
+            return sentence, False
         word = m.group(0)
-        out = (f"{who}'s" if word in ("Its", "Their") else who) + out[len(word) :]
-    first = out.split(maxsplit=1)[0].lower().strip(",") if out.split() else ""
-    return None if first in SUBJECT_PRONOUNS else out
+        if word.lower() == "her" and re.match(
+            r"\s*(?:[,.;)]|$|to\b|in\b|by\b|as\b|and\b)", sentence[m.end() :]
+        ):
+            word_out = title  # object 'her' ('married her in 1990')
+        else:
+            word_out = _replacement(word, title)
+        return sentence[: m.start()] + word_out + sentence[m.end() :], True
+    m = _IT.match(sentence)
+    if m and title and not _CLEFT.match(sentence):
+        return _replacement(m.group(0), title) + sentence[m.end() :], True
+    return sentence, False
 
 
 def lead_subject(sentence: str) -> str | None:
@@ -197,18 +205,32 @@ _NOT_SUBJECT = {
 }
 
 
+_CLAUSE_BREAK = re.compile(
+    r";\s*|,\s+(?=(?:and|but|while|whereas|then|before|after|when|where|until|later)\b)|\s+and then\s+"
+)
+_VERBISH = re.compile(ACTION.pattern + r"|\b\w{3,}ed\b|\b(?:has|had|have|be|been|being|are)\b", re.I)
+
+
 def split_by_times(sentence: str, times: Sequence[TimeExpression]) -> list[tuple[str, TimeExpression]]:
-    """'Never merge information across different time expressions': one clause per expression, cut at
-    the last ';' / ',' / ' and ' between consecutive expressions (the whole sentence when there is none)."""
+    """'Never merge information across different time expressions': one unit per expression.  A
+    sentence is cut between two expressions only at a clause break (';', ', and', ', while', ', then',
+    ', when', ...) that leaves a verb on both sides; otherwise every expression keeps the whole
+    sentence, so no unit is a fragment such as 'Hughes Medal in 1951.'"""
     if len(times) <= 1:
         return [(sentence, t) for t in times]
     cuts = [0]
     for a, b in zip(times, times[1:]):
         between = sentence[a.end : b.start]
-        seps = [m.end() for m in re.finditer(r";|,\s|\band\b|\bwhile\b|\bthen\b", between)]
-        if not seps:
+        ok = [
+            a.end + m.start()
+            for m in _CLAUSE_BREAK.finditer(between)
+            if _VERBISH.search(sentence[cuts[-1] : a.end + m.start()])
+            and _VERBISH.search(sentence[a.end + m.end() :])
+        ]
+        if not ok:
             return [(sentence, t) for t in times]
-        cuts.append(a.end + seps[-1])
+        cuts.append(ok[-1])
     cuts.append(len(sentence))
     clauses = [sentence[cuts[i] : cuts[i + 1]].strip(" ,;") for i in range(len(times))]
+    clauses = [re.sub(r"^(?:and then|and|but|while|whereas|then)\s+", "", c) for c in clauses]
     return list(zip(clauses, times))
