@@ -325,3 +325,26 @@ def reader_mean(scores: dict, metric: str = "accuracy") -> dict:
     questions answered, with n, answered and failed: a failed call is never a wrong answer (its per-question
     0 stays in ``scores`` for the predictions, but no mean counts it)."""
     return answered_mean(scores[metric], scores["failed"])
+
+
+def tightening_row(dataset: str, build_name: str, build: Build) -> dict:
+    """One row of the tightening table: fuzzy units before and after, how many were narrowed, and how many
+    intervals came out wider than extracted (tightening may only narrow, so that count must be 0)."""
+    raw = {u.key: u for u in build.raw_units}
+
+    def lower(t):
+        return -1e9 if t is None else t
+
+    def upper(t):
+        return 1e9 if t is None else t
+
+    widened = sum(
+        lower(u.t_start) < lower(raw[u.key].t_start) or upper(u.t_end) > upper(raw[u.key].t_end)
+        for u in build.index.graph.units
+        if u.key in raw
+    )
+    stats = build.stats
+    return {"dataset": dataset, "build": build_name,
+            "fuzzy before": stats["graph_before_tightening"]["fuzzy_ieus"],
+            "narrowed": stats["tightened"], "flags cleared": stats["flags_cleared"],
+            "fuzzy after": stats["graph"]["fuzzy_ieus"], "widened (must be 0)": widened}
