@@ -185,8 +185,11 @@ def test_jupyterlab_runs_the_tour_in_a_browser(tmp_path, shared_data):
     out_dir = tmp_path / "tour-out"
     nb = nbformat.read(REPO / "notebooks" / "00_tour.ipynb", as_version=4)
     [params] = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert 'profile = "smoke"' in params.source
-    params.source = re.sub(r"^output_dir = None", f"output_dir = {str(out_dir)!r}", params.source, flags=re.M)
+    assert 'profile: str = "smoke"' in params.source
+    params.source, n = re.subn(
+        r"^output_dir(: [^=]+)? = None", f"output_dir = {str(out_dir)!r}", params.source, flags=re.M
+    )
+    assert n == 1
     nbformat.write(nb, root / "00_tour.ipynb")
 
     env = {
@@ -252,7 +255,10 @@ def test_a_notebook_run_and_saved_in_jupyterlab_leaves_git_status_clean(tmp_path
     nb = nbformat.read(REPO / "notebooks" / "00_tour.ipynb", as_version=4)
     [params] = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     out_dir = tmp_path / "tour-out"
-    params.source = re.sub(r"^output_dir = None", f"output_dir = {str(out_dir)!r}", params.source, flags=re.M)
+    params.source, n = re.subn(
+        r"^output_dir(: [^=]+)? = None", f"output_dir = {str(out_dir)!r}", params.source, flags=re.M
+    )
+    assert n == 1
     (repo / "notebooks").mkdir()
     nbformat.write(nb, repo / "notebooks" / "00_tour.ipynb")
     committed = (repo / "notebooks" / "00_tour.ipynb").read_text()

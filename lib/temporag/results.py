@@ -272,8 +272,9 @@ class Results:
         )
         return row
 
-    def table(self, key: str, frame, caption: str = "", float_format: str = "{:.3f}") -> Path:
-        """Save a table as CSV, append it to tables.md, keep its records in results.json."""
+    def table(self, key: str, frame, caption: str = "", float_format: str = "{:.3f}") -> None:
+        """Save a table as CSV, append it to tables.md, keep its records in results.json.  Returns nothing,
+        so a cell ending with it shows no machine path (the cell shows the frame itself)."""
         csv_path = self.dir / f"{key}.csv"
         frame = frame.copy()
         for col in frame.columns:
@@ -289,7 +290,6 @@ class Results:
             f.write(f"\n## {key}\n\n{portable(caption)}\n\n{markdown}\n")
         self.data["tables"][key] = {"caption": caption, "records": _jsonable(frame.to_dict(orient="records"))}
         self.save()
-        return csv_path
 
     def figure(self, key: str, fig) -> None:
         """Save a matplotlib figure as PNG (for reading) and SVG (for papers/slides), show the PNG in the
