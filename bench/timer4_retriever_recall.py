@@ -13,7 +13,7 @@ Two measurements, both exact (no IVF cut):
 The models are trained from KG facts of the train period only (negatives.py), with the notebook's
 training config, so the paper profile finds them (and the full store) in the cache.
 
-    PYTHONPATH=lib TEMPORAG_DATA=/work/shared/data python bench/timer4_retriever_recall.py OUT_DIR [--full]
+    TEMPORAG_DATA=../shared/data .venv/bin/python bench/timer4_retriever_recall.py OUT_DIR [--full]
 
 ``--embed LOSS`` only trains that model and embeds its subset store (to run beside another process on a
 busy machine); ``--full`` adds the full-store measurement.
