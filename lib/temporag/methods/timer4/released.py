@@ -145,6 +145,12 @@ PAPER_VS_CODE: tuple[dict, ...] = (
 )
 
 
+PAPER_VS_CODE_CAPTION = (
+    "Paper (slides) vs released code (qianxinying/TimeR4; 508cc02 = HEAD, be4d382 = Dec 2024) vs kit. "
+    "Effects: answer recall@15 of the kit → with the switch."
+)
+
+
 def paper_vs_code(effects: dict[str, str] | None = None):
     """The table, with the measured effect of each switch on answer recall@15 where one was run."""
     import pandas as pd
