@@ -1,6 +1,7 @@
 """TECQA's tables and figures (§5.3–5.7, appendices D–E): what the notebook shows, one call per artifact.
 
 The reader tables, failure analysis, worked examples, speed and headline are in :mod:`.tables`;
+what each notebook step records (a table under its key with its caption) is in :mod:`.experiments`;
 TECQA's own metrics (parser accuracy, the reference anchor of evidence-chain integrity, the K × N
 sensitivity grid, the failure modes, the case rendering) are in :mod:`.analysis` and re-exported here;
 generic ones (answer / anchor / chain recall, Hits@1 by category, latency) come from
@@ -40,6 +41,24 @@ from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: one modu
     relation_union_check,
 )
 from temporag.methods.tecqa.chain import EvidenceChain
+from temporag.methods.tecqa.experiments import (  # noqa: F401 (re-exported: one module for the notebook)
+    PARSER_LABELS,
+    closest_to_paper_length,
+    parser_accuracy_table,
+    reader_scores,
+    record_alternatives_check,
+    record_beyond_comparison,
+    record_chain_answer_recall,
+    record_failure_modes,
+    record_fig2_recall_at_20,
+    record_fig4_sensitivity,
+    record_latency,
+    record_parser_accuracy,
+    record_relation_union_check,
+    record_table1_multitq,
+    record_table2_ablations,
+    shown_answer_recall,
+)
 from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one module for the notebook)
     CASES,
     CHAIN_LENGTH,
@@ -65,42 +84,6 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     table2_frame,
 )
 from temporag.parsing import Constraints
-
-# -- parser accuracy (§4.2.1) -------------------------------------------------------------------------
-
-
-PARSER_LABELS = {
-    "offline": "offline (KG-attested relation)",
-    "offline_names_only": "offline (relation over all 251 names)",
-    "llm": "LLM, 3 prompts ({reader})",
-}
-
-
-def parser_accuracy_table(
-    kg,
-    questions: Sequence,
-    parses: Mapping[str, Sequence[Constraints]],
-    sample_questions: Sequence = (),
-    sample_parses: Mapping[str, Sequence[Constraints]] | None = None,
-    reader: str = "",
-    results=None,
-):
-    """Parser accuracy of each parse (key in :data:`PARSER_LABELS` → constraints) on the selected set,
-    then of each parse of the smaller LLM-parse sample; with ``results`` the accuracies are recorded as
-    ``parser/<key>/...`` (``parser/<key>_parse_sample/...`` for the sample)."""
-    runs = [(key, "selected set", questions, c) for key, c in parses.items()]
-    if len(sample_questions):
-        runs += [(key, "parse sample", sample_questions, c) for key, c in (sample_parses or {}).items()]
-    rows = []
-    for key, question_set, qs, constraints in runs:
-        row = {"parser": PARSER_LABELS[key].format(reader=reader), "questions": question_set}
-        row.update(parser_accuracy(kg, qs, constraints))
-        rows.append(row)
-        if results is not None:
-            suffix = "" if question_set == "selected set" else "_parse_sample"
-            for metric in ("main_entity_acc", "relation_acc"):
-                results.metric(f"parser/{key}{suffix}/{metric}", row[metric], n=row["n"])
-    return pd.DataFrame(rows)
 
 
 def parse_table(kg, constraints: Sequence[Constraints]):
@@ -221,7 +204,9 @@ def integrity_table(
 
 
 def record_integrity(results, table) -> None:
-    """``fig5/<method>/<group>/<metric>`` with the n each was computed on."""
+    """The ``fig5_integrity`` table and ``fig5/<method>/<group>/<metric>`` with the n each was computed on."""
+    caption = "Evidence-chain integrity (appendix D metrics; the paper prints no values for Fig. 5)."
+    results.table("fig5_integrity", table, caption)
     for row in table.to_dict(orient="records"):
         for metric in ("answer_recall", "anchor_recall", "chain_recall"):
             n = row["n"] if metric == "answer_recall" else row["n_with_anchor"]
@@ -291,10 +276,3 @@ def sensitivity_figure(grid, k: int, n: int, parser: str, questions: int):
     )
     fig.tight_layout()
     return fig
-
-
-def closest_to_paper_length(grid, n: int):
-    """The grid row at the run's N whose average chain length is nearest the paper's ~20 facts."""
-    at_n = grid[grid.N == n]
-    target = CHAIN_LENGTH.value() or 20
-    return at_n.iloc[(at_n.avg_context_facts - target).abs().argsort()[:1]].iloc[0]
