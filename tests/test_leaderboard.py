@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 from fakes import tiny_kg
 
@@ -189,3 +190,92 @@ def test_ceilings_read_every_fact_of_the_main_entity_and_the_full_subgraph(tiny)
         assert ceiling.facts.tolist() == [3.0, 3.0, 3.0], key  # Iraq's three visits, all with the relation
         assert ceiling.strict.tolist() == [1.0, 1.0, 1.0], key  # the whole timeline supports every answer
         assert ceiling.tokens.tolist() == [0.0, 0.0, 0.0]  # a ceiling is not shown to a reader
+
+
+class _FixedContexts:
+    """A method that returns the same ranked contexts whatever it is asked (the roster's interface)."""
+
+    def __init__(self, kg, contexts) -> None:
+        self.kg, self.contexts = kg, contexts
+
+    def retrieve(self, questions, k, progress=False):
+        from temporag.methods.base import Retrieval
+
+        return Retrieval(self.contexts, [0.001] * len(questions))
+
+    def evidence_lines(self, ids):
+        return self.kg.verbalise_many(ids)
+
+
+def test_notebook_steps_score_every_entry_and_record_under_the_committed_names(tiny, tmp_path):
+    from temporag.leaderboard import experiments
+    from temporag.leaderboard.roster import Entry
+    from temporag.results import Results
+
+    entries = [
+        Entry("whole timeline", _FixedContexts(tiny, [[0, 1, 2]] * 3)),
+        Entry("first visit only", _FixedContexts(tiny, [[0]] * 3)),
+    ]
+    found = experiments.score_methods(entries, tiny, QUESTIONS, _Workspace(tiny), (1,))
+    assert [s.name for s in found] == ["whole timeline", "first visit only"]
+    assert found[0].strict.tolist() == [1.0, 1.0, 1.0] and found[1].recall[1].tolist() == [1.0, 0.0, 0.0]
+    assert entries[1].retrieval.ids[2].tolist() == [0]  # kept on the entry for the reader
+
+    results = Results("leaderboard_steps", {}, out_dir=tmp_path / "out")
+    ceilings = scores.ceilings(tiny, QUESTIONS, _Workspace(tiny), ks=(1,))
+    hits = experiments.record_ceilings(results, ceilings, len(QUESTIONS))
+    assert hits == {c.name: 1.0 for c in ceilings.values()}
+    experiments.record_breakdowns(results, QUESTIONS, found, seed=0)
+    documents = pd.DataFrame(
+        [
+            {
+                "dataset": "TimeQA",
+                "method": "IA-RAG",
+                "n": 4,
+                "retrieval recall": 0.5,
+                "CI low": 0.1,
+                "CI high": 0.9,
+                "context tokens / question": 80.0,
+                "reader accuracy": 0.25,
+                "reader n": 2,
+            },
+            {
+                "dataset": "TimeQA",
+                "method": "Vanilla RAG",
+                "n": 4,
+                "retrieval recall": 0.75,
+                "CI low": 0.3,
+                "CI high": 1.0,
+                "context tokens / question": 90.0,
+                "reader accuracy": 0.5,
+                "reader n": 2,
+            },
+        ]
+    )
+    experiments.record_documents(results, documents, "fake-reader", 2)
+    saved = json.loads((results.dir / "results.json").read_text())
+    assert saved["metrics"]["template_reader/ceiling_main entity/hits@1"]["context_facts"] == 3.0
+    assert saved["metrics"]["documents/TimeQA/IA-RAG/retrieval_recall"] == {
+        "value": 0.5,
+        "n": 4,
+        "ci95": [0.1, 0.9],
+        "tokens": 80.0,
+    }
+    assert set(saved["tables"]) == {"breakdown_template_hits1", "breakdown_recall", "documents"}
+    assert saved["tables"]["documents"]["caption"].startswith("Vanilla RAG vs IA-RAG, all-MiniLM-L6-v2")
+
+    common = experiments.common_protocol(found, documents, "fake-reader")
+    assert common["whole timeline"]["value"] == 1.0 and common["first visit only"]["n"] == 3
+    assert common["TimeQA/IA-RAG"] == {
+        "value": 0.25,
+        "n": 2,
+        "how": "reader fake-reader, DyG-RAG token-level accuracy",
+    }
+    assert "TimeQA/Vanilla RAG" not in common  # only IA-RAG's reader stands beside its paper
+    shown = experiments.predictions(found, entries, QUESTIONS)
+    assert len(shown) == 6 and shown[3] == {
+        "method": "first visit only",
+        "quid": 1,
+        "answers": found[1].answers[0][:3],
+        "evidence_ids": [0],
+    }

@@ -11,10 +11,6 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 MAX_LINE = 100
 
-#: Notebooks whose cells are still being rewritten to fit (each one fails until it does, then must leave
-#: this set: the xfail is strict).
-STILL_WIDE: set[str] = {"leaderboard", "sar"}
-
 
 def wide_lines(path: Path) -> list[str]:
     """'cell N: line' for every code line over :data:`MAX_LINE` characters."""
@@ -42,12 +38,7 @@ def test_wide_lines_are_found(tmp_path):
 
 @pytest.mark.parametrize(
     "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="cells not yet rewritten"))
-        if p.stem in STILL_WIDE
-        else p
-        for p in NOTEBOOKS
-    ],
+    NOTEBOOKS,
     ids=[p.stem for p in NOTEBOOKS],
 )
 def test_no_notebook_code_line_is_over_100_characters(path):
