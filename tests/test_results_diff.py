@@ -26,12 +26,15 @@ RUN = {
             "records": [
                 {"number": "recall", "kit": 0.5, "paper": None},
                 {"number": "retrieval p50 (ms)", "kit": 2.4, "paper": None},
+                {"number": "one SEARCH p50 (ms, target 20)", "kit": 2.9, "paper": None},
             ],
         },
         "latency": {"caption": "", "records": [{"retriever": "TECQA", "p50_ms": 2.4}]},
         "tokens_time": {
             "caption": "",
-            "records": [{"method": "STAR-RAG", "tokens": 517, "retrieval s/question": 0.05}],
+            "records": [
+                {"method": "STAR-RAG", "tokens": 517, "retrieval s/question": 0.05, "retrieval ms / q": 1.1}
+            ],
         },
         "statistics": {"caption": "", "records": [{"statistic": "seconds_load", "value": 0.17}]},
     },
@@ -57,6 +60,8 @@ def test_identical_runs_and_timings_do_not_differ():
     timing_only["metrics"]["semantic_reader/usage"]["value"].update(cached=6, wall_s=0.2)
     timing_only["tables"]["latency"]["records"][0]["p50_ms"] = 7.0
     timing_only["tables"]["headline"]["records"][1]["kit"] = 3.1  # a row that names a timing
+    timing_only["tables"]["headline"]["records"][2]["kit"] = 4.9  # ... with a note after the unit
+    timing_only["tables"]["tokens_time"]["records"][0]["retrieval ms / q"] = 5.2  # "ms / q" splits at "/"
     timing_only["tables"]["tokens_time"]["records"][0]["retrieval s/question"] = 0.07  # a timing column
     timing_only["tables"]["statistics"]["records"][0]["value"] = 0.03
     timing_only["tables"]["headline"]["caption"] = "Headline (smoke, re-run)"

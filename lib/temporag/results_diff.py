@@ -23,7 +23,7 @@ TIMING = re.compile(
     r"(latency|seconds|timing|elapsed|created|wall|(^|[ _(])m?s$|^cached$)", re.IGNORECASE
 )  # ... "p50_ms", "retrieval_s", "Tim. (s/question)" and "retrieval s/question" (a path splits at "/")
 #: a table row whose text names one of these holds a timing (e.g. the headline's "retrieval p50 (ms)")
-TIMING_ROW = re.compile(r"\((ms|s|seconds)\)|latency|seconds|wall time", re.IGNORECASE)
+TIMING_ROW = re.compile(r"\((ms|s|seconds)[,)]|latency|seconds|wall time", re.IGNORECASE)
 SECTIONS = ("metrics", "tables")
 
 
@@ -73,7 +73,7 @@ def _timing_row(row: Any) -> bool:
 
 
 def is_timing(path: str) -> bool:
-    return any(TIMING.search(part) for part in path.split("/")[1:])
+    return any(TIMING.search(part.strip()) for part in path.split("/")[1:])
 
 
 def _same(old: Any, new: Any, rel_tol: float, abs_tol: float) -> bool:
