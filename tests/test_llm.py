@@ -499,7 +499,7 @@ def test_model_is_discovered_when_not_set(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------------
-# an outage fails fast: the circuit breaker (issue 9, item 4)
+# an outage fails fast: the circuit breaker
 
 
 def _closed_port_url() -> str:
@@ -606,7 +606,7 @@ def test_malformed_body_error_keeps_the_raw_text(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------------
-# the client works offline from its cache (item 6)
+# the client works offline from its cache
 
 
 def test_cached_rerun_works_while_models_endpoint_is_down(tmp_path):
@@ -644,7 +644,7 @@ def test_repr_never_touches_an_unreachable_endpoint(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------------
-# a bad row in the LLM cache heals (item 5)
+# a bad row in the LLM cache heals
 
 
 def test_bad_cache_row_is_removed_and_recomputed(tmp_path, settings, caplog):
@@ -668,7 +668,7 @@ def test_bad_cache_row_is_removed_and_recomputed(tmp_path, settings, caplog):
 
 
 # ----------------------------------------------------------------------------------------------------
-# two runs, one cache, no double spending (item 9)
+# two runs, one cache, no double spending
 
 
 def _same_prompts(url: str, cache_dir: str, n: int) -> None:

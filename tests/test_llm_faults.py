@@ -1,5 +1,5 @@
-"""Issue 28, the LLM client's rows: a damaged llm.sqlite (row 4) and a server answering prose (row 5), each
-reproduced and checked (row 9, a hanging server, is in test_llm_concurrency.py)."""
+"""The LLM client's faults: a damaged llm.sqlite and a server answering prose, each reproduced and checked
+(a hanging server is in test_llm_concurrency.py)."""
 
 from __future__ import annotations
 

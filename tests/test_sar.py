@@ -449,8 +449,8 @@ def test_report_rows_n_curve_and_cost_from_records(questions):
 
 
 def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
-    """Issue 28 row 1: an endpoint failing mid-run left SAR's Hits@1 at 0.0 (`hits`, `hits_over_n`,
-    `k_sweep`, Fig. 3 and 4); a failed call is now left out of every mean and counted beside it."""
+    """An endpoint failing mid-run leaves the failed questions out of every SAR mean (`hits`,
+    `hits_over_n`, `k_sweep`, Fig. 3 and 4) and counts them beside it, never as Hits@1 0.0."""
     from temporag.methods.sar import report
 
     qs = [q for q in questions if q.answer_type == "entity" and "China" in q.answers][:3]
