@@ -107,6 +107,11 @@ def test_full_txt_is_checked_on_content(shared, tmp_path):
     target.write_bytes(content.replace(b"\r\n", b"\n"))
     result = {r.path: r for r in fetch.check("multitq", tmp_path)}["multitq/kg/full.txt"]
     assert result.status == "mismatch" and result.expected == registry.MULTITQ_FULL_SHA256
+    assert result.message == "content has the wrong sha256"
+    target.unlink()  # the same content gzipped: a readable .gz whose content is still not the staged file
+    target.with_name("full.txt.gz").write_bytes(gzip.compress(content.replace(b"\r\n", b"\n")))
+    result = {r.path: r for r in fetch.check("multitq", tmp_path)}["multitq/kg/full.txt"]
+    assert (result.status, result.message) == ("mismatch", "uncompressed content has the wrong sha256")
 
 
 def test_missing_required_source_file(tmp_path):

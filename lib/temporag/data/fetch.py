@@ -128,25 +128,16 @@ def verify(entry: DataFile, path: Path, progress: bool = True) -> CheckResult:
                 message="not a readable gzip file (truncated or corrupt)",
                 **base,
             )
-        if raw == entry.raw_sha256:
-            return CheckResult(status="ok", expected=entry.raw_sha256, actual=raw, **base)
-        return CheckResult(
-            status="mismatch",
-            expected=entry.raw_sha256,
-            actual=raw,
-            message="uncompressed content has the wrong sha256",
-            **base,
-        )
+        return _against(entry.raw_sha256, raw, "uncompressed content has the wrong sha256", base)
     actual = _sha_file(path, entry.path, progress)
-    if actual == entry.raw_sha256:
-        return CheckResult(status="ok", expected=entry.raw_sha256, actual=actual, **base)
-    return CheckResult(
-        status="mismatch",
-        expected=entry.raw_sha256,
-        actual=actual,
-        message="content has the wrong sha256",
-        **base,
-    )
+    return _against(entry.raw_sha256, actual, "content has the wrong sha256", base)
+
+
+def _against(expected: str | None, actual: str, wrong: str, base: dict) -> CheckResult:
+    """ok when the content hash is the registry's, else a mismatch saying what was hashed (``wrong``)."""
+    if actual == expected:
+        return CheckResult(status="ok", expected=expected, actual=actual, **base)
+    return CheckResult(status="mismatch", expected=expected, actual=actual, message=wrong, **base)
 
 
 def check(dataset: str | None = None, data_dir: str | Path | None = None) -> list[CheckResult]:
