@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from fakes import server_llm
 
 from temporag import llm as llm_mod
 from temporag.config import get_settings
@@ -383,21 +384,6 @@ class FakeOpenAIServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
-
-
-def server_llm(
-    tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3, concurrency=1
-) -> LLM:
-    """A client of ``url``; one request at a time unless ``concurrency`` (the order-sensitive tests)."""
-    settings = get_settings(
-        cache_dir=tmp_path / "cache",
-        llm_base_url=url,
-        llm_timeout=timeout,
-        llm_max_retries=retries,
-        llm_breaker=breaker,
-        llm_concurrency=concurrency,
-    ).replace(llm_model=model)
-    return LLM(settings, retry_base_delay=FAST)
 
 
 def test_server_500_twice_then_success_then_cached(tmp_path):

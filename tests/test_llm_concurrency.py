@@ -9,8 +9,8 @@ import time
 from collections import Counter
 
 import pytest
+from fakes import server_llm
 
-from temporag.config import get_settings
 from temporag.llm import LLM, call_stats
 from temporag.llm.stub import StubServer, agent_reply
 
@@ -21,16 +21,9 @@ def msgs(text: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": "be brief"}, {"role": "user", "content": text}]
 
 
-def client(tmp_path, url, concurrency, *, timeout=5.0, retries=3, breaker=3) -> LLM:
-    settings = get_settings(
-        cache_dir=tmp_path / "cache",
-        llm_base_url=url,
-        llm_timeout=timeout,
-        llm_max_retries=retries,
-        llm_breaker=breaker,
-        llm_concurrency=concurrency,
-    ).replace(llm_model="stub")
-    return LLM(settings, retry_base_delay=0.001)
+def client(tmp_path, url, concurrency, **settings) -> LLM:
+    """A client of the stub server at ``url`` keeping ``concurrency`` requests in flight."""
+    return server_llm(tmp_path, url, model="stub", concurrency=concurrency, **settings)
 
 
 def record(r) -> tuple:
