@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import urllib.error
 from pathlib import Path
@@ -199,3 +200,12 @@ def test_derived_files_cannot_be_downloaded(shared, monkeypatch, tmp_path):
     with pytest.raises(fetch.FetchError, match=r"no public source.*Question.shared_half.json"):
         fetch.fetch("complextr", tmp_path)
     assert all(r.status == "ok" for r in fetch.check("complextr", tmp_path) if "Question" not in r.path)
+
+
+def test_a_download_is_written_and_hashed_as_it_streams(tmp_path):
+    data = bytes(range(256)) * 12_000  # several read blocks
+    source = tmp_path / "source.bin"
+    source.write_bytes(data)
+    out = tmp_path / "out.bin"
+    digest = fetch._download(source.as_uri(), out, "source.bin", timeout=5)
+    assert out.read_bytes() == data and digest == hashlib.sha256(data).hexdigest()
