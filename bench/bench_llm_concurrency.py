@@ -31,7 +31,7 @@ from pathlib import Path
 
 from temporag.config import get_settings
 from temporag.llm import LLM
-from temporag.llm.stub import StubServer
+from temporag.llm.stub import StubServer, agent_reply
 
 SERVICE_S, SLOTS, N_CALLS = 0.4, 64, 1000
 N_SEQUENTIAL = 50
@@ -45,20 +45,9 @@ def client(url: str, concurrency: int, cache_dir: Path) -> LLM:
 
 
 def stub_reply(prompt: str) -> str:
-    """SAR's turns (SEARCH, then FINISH with the first observed subject; decomposer; verifier) and a list
-    for everything else (parsers, classifier, readers)."""
-    if prompt.startswith("Question:"):
-        return 'Thought: I search.\nAction: SEARCH("China visit", ANYTIME, none)'
-    if prompt.startswith("Observation:"):
-        first = prompt.splitlines()[1][3:] if prompt.count("\n") else "none"
-        return f"Thought: found it.\nAction: FINISH({first.split(' Make')[0]})"
-    if "Request:" in prompt:
-        return "(China; Make a visit; ?)"
-    if "Proposed answer:" in prompt:
-        return "VALID"
-    if "JSON" in prompt:
-        return '{"type": "T4"}'
-    return "['Iran']"
+    """SAR's turns (:func:`agent_reply`), a JSON type for the classifier and a list for everything else
+    (parsers, readers)."""
+    return agent_reply(prompt, otherwise=lambda p: '{"type": "T4"}' if "JSON" in p else "['Iran']")
 
 
 def calls_at(url: str, concurrency: int, n: int, tmp: Path) -> float:

@@ -54,6 +54,25 @@ def fake_llm(reply: str | Callable[[str], str] = "['unknown']", **kwargs):
     return LLM(backend=ScriptedBackend(reply, **kwargs), cache=False, retry_base_delay=0.001)
 
 
+def server_llm(
+    tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3, concurrency=1
+):
+    """The kit's client of the server at ``url``, cached under ``tmp_path``, backing off 1 ms; one request
+    at a time unless ``concurrency`` (the order-sensitive tests)."""
+    from temporag.config import get_settings
+    from temporag.llm import LLM
+
+    settings = get_settings(
+        cache_dir=tmp_path / "cache",
+        llm_base_url=url,
+        llm_timeout=timeout,
+        llm_max_retries=retries,
+        llm_breaker=breaker,
+        llm_concurrency=concurrency,
+    ).replace(llm_model=model)
+    return LLM(settings, retry_base_delay=0.001)
+
+
 class CountingEndpoint:
     """A fake OpenAI-compatible server on 127.0.0.1 that answers ``answer to <prompt>`` and counts, per
     prompt, the requests it received and the answers it delivered.  A request for ``hold`` is not answered

@@ -1,5 +1,5 @@
-"""Issue 28 rows 8 and 11, item 6 (row 10): bad input is one line before a kernel starts, and what a run
-warns about inside its notebook reaches the console in the runner's summary line."""
+"""Bad input is one line before a kernel starts, and what a run warns about inside its notebook reaches
+the console in the runner's summary line."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def test_good_settings_pass(monkeypatch):
 
 
 def test_relative_data_and_cache_resolve_against_the_callers_directory(monkeypatch, tmp_path):
-    """Row 8: TEMPORAG_DATA=../data passed `data check` but the kernel (cwd notebooks/) missed every file."""
+    """A relative TEMPORAG_DATA (../data) names the same folder for `data check` and for a kernel started in
+    notebooks/: it is made absolute against the caller's directory."""
     caller = tmp_path / "work"
     caller.mkdir()
     monkeypatch.chdir(caller)
@@ -75,7 +76,7 @@ def test_relative_data_and_cache_resolve_against_the_callers_directory(monkeypat
 
 
 def test_an_empty_questions_file_is_one_line(tmp_path, shared_data):
-    """Row 11: questions_file `[]` ended in KeyError 'qlabel' (tour) and IndexError (SAR)."""
+    """A questions file holding `[]` is one line: from the loader, and from `reproduce` before any kernel."""
     from temporag.data import multitq
     from temporag.data.errors import DataFormatError
     from temporag.runner import reproduce
@@ -120,7 +121,7 @@ def test_ctrl_c_during_reproduce_is_one_line(monkeypatch, capsys):
 
 
 def test_run_warnings_are_counted_in_the_summary_line(tmp_path):
-    """Row 10: a KG cut at a line end gave `ok`, rc 0, the mismatch warning only inside the notebook."""
+    """A run's data mismatches, failed and unparsed LLM calls are counted in its summary line."""
     path = tmp_path / "results.json"
     path.write_text(
         json.dumps(
@@ -165,7 +166,8 @@ res.metric("x", 1.0)
 
 @pytest.mark.slow
 def test_a_data_mismatch_inside_a_notebook_reaches_the_summary_line(tmp_path, capsys):
-    """Row 10: `reproduce` said `ok`, rc 0, and the mismatch warning was only inside the notebook."""
+    """A KG file cut short, read inside a notebook, shows as `ok (data mismatch: …)` in `reproduce`'s
+    progress line and summary."""
     import gzip
 
     import nbformat

@@ -129,7 +129,7 @@ def test_cli_refuses_a_bad_grid_before_running_anything(tmp_path, capsys):
 # -- one build per expensive cache entry -----------------------------------------------------------------
 
 
-def _encode_in_child(cache_dir: str, texts: list[str], built, out_file: str) -> None:
+def _encode_in_child(cache_dir: str, texts: list[str], out_file: str, built) -> None:
     from temporag import embed
     from temporag.config import get_settings
 
@@ -149,22 +149,25 @@ def _encode_in_child(cache_dir: str, texts: list[str], built, out_file: str) -> 
     np.save(out_file, vectors)
 
 
-def test_two_runs_needing_the_same_embeddings_build_each_chunk_once(tmp_path):
-    texts = [f"fact number {i}" for i in range(8)]
+def run_twice_at_once(target, args) -> int:
+    """Run ``target(*args(i), built)`` in two forked processes at once; how many builds they counted."""
     ctx = multiprocessing.get_context("fork")
     built = ctx.Value("i", 0)
-    children = [
-        ctx.Process(
-            target=_encode_in_child, args=(str(tmp_path / "cache"), texts, built, str(tmp_path / f"{i}.npy"))
-        )
-        for i in range(2)
-    ]
+    children = [ctx.Process(target=target, args=(*args(i), built)) for i in range(2)]
     for child in children:
         child.start()
     for child in children:
         child.join(60)
         assert child.exitcode == 0
-    assert built.value == 4  # 4 chunks, each embedded by one of the two runs, none twice
+    return built.value
+
+
+def test_two_runs_needing_the_same_embeddings_build_each_chunk_once(tmp_path):
+    texts = [f"fact number {i}" for i in range(8)]
+    built = run_twice_at_once(
+        _encode_in_child, lambda i: (str(tmp_path / "cache"), texts, str(tmp_path / f"{i}.npy"))
+    )
+    assert built == 4  # 4 chunks, each embedded by one of the two runs, none twice
     first, second = np.load(tmp_path / "0.npy"), np.load(tmp_path / "1.npy")
     assert np.array_equal(first, second) and first.shape == (8, 4)
     entries = sorted((tmp_path / "cache" / "embeddings").iterdir())
@@ -351,7 +354,7 @@ def test_a_batch_killed_half_way_resumes_without_rerunning_or_repeating_llm_call
     )
 
 
-def _rule_graph_in_child(cache_file: str, built, out_file: str) -> None:
+def _rule_graph_in_child(cache_file: str, out_file: str, built) -> None:
     import types
 
     from temporag.methods.star_rag import graph
@@ -369,19 +372,9 @@ def _rule_graph_in_child(cache_file: str, built, out_file: str) -> None:
 
 
 def test_two_runs_needing_the_same_rule_graph_build_it_once(tmp_path):
-    ctx = multiprocessing.get_context("fork")
-    built = ctx.Value("i", 0)
     cache_file = tmp_path / "cache" / "star_rag" / "graph.pkl"
     cache_file.parent.mkdir(parents=True)
-    children = [
-        ctx.Process(target=_rule_graph_in_child, args=(str(cache_file), built, str(tmp_path / f"{i}.json")))
-        for i in range(2)
-    ]
-    for child in children:
-        child.start()
-    for child in children:
-        child.join(60)
-        assert child.exitcode == 0
-    assert built.value == 1  # one run built it, the other waited on its build lock and loaded it
+    built = run_twice_at_once(_rule_graph_in_child, lambda i: (str(cache_file), str(tmp_path / f"{i}.json")))
+    assert built == 1  # one run built it, the other waited on its build lock and loaded it
     results = sorted(json.loads((tmp_path / f"{i}.json").read_text()) for i in range(2))
     assert results == [[[1, 2, 3], 0.0], [[1, 2, 3], 1.0]]

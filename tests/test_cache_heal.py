@@ -145,7 +145,7 @@ def test_legacy_rule_graph_pickle_is_adopted(slice_kg, tmp_cache):
 
 
 def test_rule_graph_in_a_read_only_cache_is_read_without_its_build_lock(slice_kg, tmp_cache, monkeypatch):
-    """Issue 28 row 7: a read-only cache failed on the build lock (`….building`) of an entry that exists."""
+    """In a read-only cache an entry that exists is read without taking its build lock (`….building`)."""
     import temporag.cache
 
     first = _graph(slice_kg)
@@ -159,7 +159,7 @@ def test_rule_graph_in_a_read_only_cache_is_read_without_its_build_lock(slice_kg
     assert np.array_equal(again.mdl.selected, first.mdl.selected)
 
 
-# -- TimeR4's cached FAISS index and trained model (issue 28 row 2) -----------------------------------
+# -- TimeR4's cached FAISS index and trained model -----------------------------------------------------
 
 
 def _store(slice_kg, tmp_cache):
@@ -247,7 +247,7 @@ def test_train_retriever_retrains_when_its_cached_model_is_cut(kg, tmp_path, mon
         train.train_retriever(kg, examples, cache_dir=tmp_path, progress=False)
 
 
-# -- ONNX exports (issue 28 rows 3 and 7) -------------------------------------------------------------
+# -- ONNX exports --------------------------------------------------------------------------------------
 
 
 @pytest.fixture()
@@ -299,7 +299,8 @@ def test_onnx_export_without_a_recorded_hash_is_exported_again(fake_export, tmp_
 
 
 def test_onnx_export_in_a_read_only_cache_takes_no_build_lock(fake_export, tmp_cache, monkeypatch):
-    """Row 7: `OSError: [Errno 30] Read-only file system: ….onnx.building` for an export that exists."""
+    """An export that exists in a read-only cache is used without its build lock (no `OSError: [Errno 30]
+    Read-only file system: ….onnx.building`)."""
     from temporag import embed_onnx
 
     model_dir, made = fake_export

@@ -1,4 +1,4 @@
-"""`temporag --version` names the kit's version (issue 24), the same one every results.json records."""
+"""`temporag --version` names the kit's version, the same one every results.json records."""
 
 from __future__ import annotations
 

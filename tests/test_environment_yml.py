@@ -1,4 +1,4 @@
-"""environment.yml builds what `make setup` builds (issue 24, item 6): the same Python, torch pin, extras,
+"""environment.yml builds what `make setup` builds: the same Python, torch pin, extras,
 reader weights and llama-cpp-python build flags."""
 
 from __future__ import annotations

@@ -12,10 +12,12 @@ import os
 import tomllib
 from pathlib import Path
 
+import nbformat
 import pytest
 from test_method_contract import QUIDS, check_row, workspace  # noqa: F401 - the contract's fixture
 
 from temporag import registry, runner
+from temporag.params import ParameterError, check_given, declarations
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "bm25_baseline"
@@ -59,9 +61,23 @@ def test_the_example_registers_itself(installed):
     assert runner.notebook_path("bm25_baseline") == installed.notebook_path
 
 
+def test_its_parameters_are_found_through_the_registry(installed):
+    """The notebook's parameters cell is its package's declaration, and the runner checks the example's own
+    parameter before any kernel starts, as for a kit notebook."""
+    from bm25_baseline.params import PARAMETERS
+
+    assert declarations("bm25_baseline") is PARAMETERS
+    nb = nbformat.read(installed.notebook_path, as_version=4)
+    [cell] = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert cell.source == PARAMETERS.cell()
+    with pytest.raises(ParameterError, match="parameter reader_k = 0 is not allowed"):
+        check_given("bm25_baseline", {"reader_k": 0}, PARAMETERS.names)
+
+
 def test_without_its_entry_point_the_kit_does_not_know_it():
     registry.refresh()
     assert "bm25_baseline" not in {e.name for e in registry.entries()}
+    assert declarations("bm25_baseline") is None
 
 
 @pytest.mark.notebook

@@ -1,4 +1,4 @@
-"""Issue 28 rows 1 and 6: a failed LLM call is never a wrong answer, in every method's reader numbers.
+"""A failed LLM call is never a wrong answer, in every method's reader numbers.
 
 Each test reads real questions through the method's own reader with a fake endpoint that fails some
 calls, then checks the reported number is the mean over the answered questions with n answered and n

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import urllib.error
 from pathlib import Path
@@ -107,6 +108,11 @@ def test_full_txt_is_checked_on_content(shared, tmp_path):
     target.write_bytes(content.replace(b"\r\n", b"\n"))
     result = {r.path: r for r in fetch.check("multitq", tmp_path)}["multitq/kg/full.txt"]
     assert result.status == "mismatch" and result.expected == registry.MULTITQ_FULL_SHA256
+    assert result.message == "content has the wrong sha256"
+    target.unlink()  # the same content gzipped: a readable .gz whose content is still not the staged file
+    target.with_name("full.txt.gz").write_bytes(gzip.compress(content.replace(b"\r\n", b"\n")))
+    result = {r.path: r for r in fetch.check("multitq", tmp_path)}["multitq/kg/full.txt"]
+    assert (result.status, result.message) == ("mismatch", "uncompressed content has the wrong sha256")
 
 
 def test_missing_required_source_file(tmp_path):
@@ -194,3 +200,12 @@ def test_derived_files_cannot_be_downloaded(shared, monkeypatch, tmp_path):
     with pytest.raises(fetch.FetchError, match=r"no public source.*Question.shared_half.json"):
         fetch.fetch("complextr", tmp_path)
     assert all(r.status == "ok" for r in fetch.check("complextr", tmp_path) if "Question" not in r.path)
+
+
+def test_a_download_is_written_and_hashed_as_it_streams(tmp_path):
+    data = bytes(range(256)) * 12_000  # several read blocks
+    source = tmp_path / "source.bin"
+    source.write_bytes(data)
+    out = tmp_path / "out.bin"
+    digest = fetch._download(source.as_uri(), out, "source.bin", timeout=5)
+    assert out.read_bytes() == data and digest == hashlib.sha256(data).hexdigest()

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from fakes import server_llm
 
 from temporag import llm as llm_mod
 from temporag.config import get_settings
@@ -385,21 +386,6 @@ class FakeOpenAIServer:
         self.thread.join(timeout=5)
 
 
-def server_llm(
-    tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3, concurrency=1
-) -> LLM:
-    """A client of ``url``; one request at a time unless ``concurrency`` (the order-sensitive tests)."""
-    settings = get_settings(
-        cache_dir=tmp_path / "cache",
-        llm_base_url=url,
-        llm_timeout=timeout,
-        llm_max_retries=retries,
-        llm_breaker=breaker,
-        llm_concurrency=concurrency,
-    ).replace(llm_model=model)
-    return LLM(settings, retry_base_delay=FAST)
-
-
 def test_server_500_twice_then_success_then_cached(tmp_path):
     with FakeOpenAIServer(script=["500", "500", "ok"]) as server:
         client = server_llm(tmp_path, server.url)
@@ -499,7 +485,7 @@ def test_model_is_discovered_when_not_set(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------------
-# an outage fails fast: the circuit breaker (issue 9, item 4)
+# an outage fails fast: the circuit breaker
 
 
 def _closed_port_url() -> str:
@@ -606,7 +592,7 @@ def test_malformed_body_error_keeps_the_raw_text(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------------
-# the client works offline from its cache (item 6)
+# the client works offline from its cache
 
 
 def test_cached_rerun_works_while_models_endpoint_is_down(tmp_path):
@@ -644,7 +630,7 @@ def test_repr_never_touches_an_unreachable_endpoint(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------------
-# a bad row in the LLM cache heals (item 5)
+# a bad row in the LLM cache heals
 
 
 def test_bad_cache_row_is_removed_and_recomputed(tmp_path, settings, caplog):
@@ -668,7 +654,7 @@ def test_bad_cache_row_is_removed_and_recomputed(tmp_path, settings, caplog):
 
 
 # ----------------------------------------------------------------------------------------------------
-# two runs, one cache, no double spending (item 9)
+# two runs, one cache, no double spending
 
 
 def _same_prompts(url: str, cache_dir: str, n: int) -> None:

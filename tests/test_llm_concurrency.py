@@ -9,10 +9,10 @@ import time
 from collections import Counter
 
 import pytest
+from fakes import server_llm
 
-from temporag.config import get_settings
 from temporag.llm import LLM, call_stats
-from temporag.llm.stub import StubServer
+from temporag.llm.stub import StubServer, agent_reply
 
 ACCOUNTED = ("calls", "cached", "failed", "unparsed", "prompt_tokens", "completion_tokens")
 
@@ -21,16 +21,9 @@ def msgs(text: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": "be brief"}, {"role": "user", "content": text}]
 
 
-def client(tmp_path, url, concurrency, *, timeout=5.0, retries=3, breaker=3) -> LLM:
-    settings = get_settings(
-        cache_dir=tmp_path / "cache",
-        llm_base_url=url,
-        llm_timeout=timeout,
-        llm_max_retries=retries,
-        llm_breaker=breaker,
-        llm_concurrency=concurrency,
-    ).replace(llm_model="stub")
-    return LLM(settings, retry_base_delay=0.001)
+def client(tmp_path, url, concurrency, **settings) -> LLM:
+    """A client of the stub server at ``url`` keeping ``concurrency`` requests in flight."""
+    return server_llm(tmp_path, url, model="stub", concurrency=concurrency, **settings)
 
 
 def record(r) -> tuple:
@@ -135,20 +128,6 @@ def test_a_hanging_server_costs_two_timeouts_not_minutes(tmp_path, concurrency):
 # a method end to end: SAR's agent (several LLM turns per question) concurrent vs sequential
 
 
-def _sar_reply(prompt: str) -> str:
-    """P_reasoning: SEARCH, then FINISH with the first observed fact's subject; P_decomp and P_verify too."""
-    if prompt.startswith("Question:"):
-        return 'Thought: I search.\nAction: SEARCH("China visit", ANYTIME, none)'
-    if prompt.startswith("Observation:"):
-        first = prompt.splitlines()[1][3:] if prompt.count("\n") else "none"
-        return f"Thought: found it.\nAction: FINISH({first.split(' Make')[0]})"
-    if "Request:" in prompt:
-        return "(China; Make a visit; ?)"
-    if "Proposed answer:" in prompt:
-        return "VALID"
-    return "?"
-
-
 def _without_timings(value):
     """results.json minus what a run's speed changes (seconds, settings): what must be identical."""
     if isinstance(value, dict):
@@ -172,7 +151,7 @@ def test_sar_concurrent_run_writes_the_results_json_of_a_sequential_one(tmp_path
     workspace = KGWorkspace(kg)
     qs = questions[:8]
     runs, sent = {}, {}
-    with StubServer(service_s=0.05, slots=64, reply=_sar_reply) as server:
+    with StubServer(service_s=0.05, slots=64, reply=agent_reply) as server:
         for name, concurrency in (("sequential", 1), ("concurrent", 6)):
             llm = client(tmp_path / name, server.url, concurrency)
             res = Results("sar_check", {}, out_dir=tmp_path / name / "out", settings=llm.settings)

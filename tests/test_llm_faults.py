@@ -1,5 +1,5 @@
-"""Issue 28, the LLM client's rows: a damaged llm.sqlite (row 4) and a server answering prose (row 5), each
-reproduced and checked (row 9, a hanging server, is in test_llm_concurrency.py)."""
+"""The LLM client's faults: a damaged llm.sqlite and a server answering prose, each reproduced and checked
+(a hanging server is in test_llm_concurrency.py)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,12 @@ def msgs(text: str) -> list[dict[str, str]]:
 
 
 def fill_cache(cache_dir, n: int) -> None:
-    llm = LLM(get_settings(cache_dir=cache_dir), backend=ScriptedBackend(lambda u: f"answer {u}"))
+    cache = ResponseCache(cache_dir / "llm.sqlite")
+    backend = ScriptedBackend(lambda u: f"answer {u}")
+    llm = LLM(get_settings(cache_dir=cache_dir), backend=backend, cache=cache)
     for i in range(n):
         llm.chat(msgs(f"prompt {i} " + "padding " * 40))
-    llm.response_cache.close()  # the last connection checkpoints the WAL into the file
+    cache.close()  # the last connection checkpoints the WAL into the file
 
 
 def garble(path, pages: list[int]) -> None:
@@ -97,7 +99,7 @@ def test_prose_for_a_list_is_unparsed_not_cached_and_asked_again_once_fixed(tmp_
         after = call_stats()
     assert [r.unparsed for r in broken] == [True, True] and all(r.answers == [] for r in broken)
     assert after["unparsed"] - before["unparsed"] == 2 and after["failed"] == before["failed"]
-    assert len(llm.response_cache) == 0  # never cached as a good answer
+    assert len(ResponseCache(tmp_path / "cache" / "llm.sqlite")) == 0  # never cached as a good answer
     # the server is fixed (the same URL and model): the re-run asks again and reads real answers
     with StubServer(service_s=0.0, reply=lambda p: "['China']") as fixed:
         llm = LLM(get_settings(llm_base_url=server.url, **settings).replace(llm_model="stub"))

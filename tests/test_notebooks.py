@@ -376,7 +376,7 @@ def _run_smoke(path, tmp_path, backend: str) -> dict:
     ]
     assert not errors, errors
     data = json.loads((out_dir / "results.json").read_text())
-    # every figure the run saved is shown inline in its cell, once (issue 24)
+    # every figure the run saved is shown inline in its cell, once
     shown = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     images = [o for o in shown if "image/png" in o.get("data", {})]
     assert len(images) == len(data["figures"]), (len(images), data["figures"])

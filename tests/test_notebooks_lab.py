@@ -193,8 +193,8 @@ def test_jupyterlab_runs_the_tour_in_a_browser(tmp_path, shared_data):
     nbformat.write(nb, root / "00_tour.ipynb")
 
     env = {
-        # the reference embedder, as the notebook smoke tests (the int8 run's DOM once lacked the tour's
-        # "profile=smoke" line: the page had been scrolled to the end; that line is now read from the model)
+        # the reference embedder, as the notebook smoke tests (the tour's "profile=smoke" line is read from
+        # the notebook model, not the DOM, which may be scrolled past it)
         "TEMPORAG_EMBED_BACKEND": "torch",
     }
     errors: list[str] = []
@@ -229,7 +229,7 @@ def test_jupyterlab_runs_the_tour_in_a_browser(tmp_path, shared_data):
             assert not [t for t in texts if "Error displaying widget" in t or "Traceback" in t]
             assert "profile=smoke: 40 of" in page.evaluate(MODEL_TEXT_JS)
     data = json.loads((out_dir / "results.json").read_text())  # written by the live kernel
-    # every figure the run saved is shown in its cell in JupyterLab, once (issue 24)
+    # every figure the run saved is shown in its cell in JupyterLab, once
     assert sum("image/png" in o for c in state["cells"] for o in c["outputs"]) == len(data["figures"]) == 2
     assert data["parameters"]["profile"] == "smoke"
     assert data["metrics"]["kg/facts"]["value"] == 461_329

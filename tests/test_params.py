@@ -10,9 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from temporag import runner
+from temporag import registry, runner
 from temporag.notebook import start
-from temporag.params import ParameterError, check, declarations
+from temporag.params import ParameterError, check, check_given, declarations
 from temporag.runner import reproduce
 
 
@@ -92,6 +92,34 @@ def test_a_parameter_resolves_none_to_its_profile_default():
     parse = declarations("tecqa")["parse_sample"]
     assert parse.resolve(None, "smoke") == 2 and parse.resolve(None, "paper") == 10
     assert parse.resolve(5, "paper") == 5 and parse.resolve(0, "paper") == 0  # a value given is kept
+
+
+def test_a_registered_methods_parameters_are_found_through_the_registry(tmp_path, monkeypatch):
+    """A method the kit does not ship, registered by an entry point: its notebook's declarations are
+    ``PARAMETERS`` of the package the entry point names, found by notebook or method name."""
+    package = tmp_path / "demo_method"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from temporag.registry import MethodEntry\nENTRY = MethodEntry('demo_method', 'demo_nb', order=99)\n"
+    )
+    (package / "params.py").write_text(
+        "from temporag.params import KIT, Parameter, Parameters, at_least\n"
+        "PARAMETERS = Parameters(KIT['profile'], Parameter('depth', 'int', 2, 'hops', at_least(1)))\n"
+    )
+    dist = tmp_path / "demo_method-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-method\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[temporag.methods]\ndemo_method = demo_method\n")
+    assert declarations("demo_nb") is None  # not registered yet
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.refresh()
+    try:
+        assert registry.package("demo_method") == "demo_method"
+        assert declarations("demo_nb").names == ["profile", "depth"] == declarations("demo_method").names
+        with pytest.raises(ParameterError, match="depth must be a whole number ≥ 1"):
+            check_given("demo_nb", {"depth": 0}, ["profile", "depth"])  # its own rule, before any kernel
+    finally:
+        registry.refresh()
 
 
 # -- the runner: every -p value checked against the notebook's declarations, before any kernel --------

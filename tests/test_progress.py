@@ -1,4 +1,4 @@
-"""Feedback on long runs (issue 24, item 5): inside a notebook's long cell a batch shows what the cell is
+"""Feedback on long runs: inside a notebook's long cell a batch shows what the cell is
 doing — done of total, rate, ETA — read from the kernel's progress bars through a side-channel file, in
 this process (``--jobs 1``) and from child jobs (``--jobs N``, the Dask engine's path too)."""
 

@@ -1,4 +1,4 @@
-"""Figures inline (issue 24, item 1): ``Results.figure`` saves PNG and SVG and, inside a kernel, shows the
+"""Figures inline: ``Results.figure`` saves PNG and SVG and, inside a kernel, shows the
 figure in its cell exactly once — also when the notebook switched matplotlib's inline backend on, which
 would show an open figure a second time at the end of the cell."""
 

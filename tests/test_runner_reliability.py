@@ -76,7 +76,7 @@ def _closed_port_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
 
 
-# -- item 1: a result is current only if its run finished ----------------------------------------------
+# -- a result is current only if its run finished -------------------------------------------------------
 
 
 def _start_killable_run(dirs, tmp_path, value: int, force: bool) -> tuple[subprocess.Popen, Path]:
@@ -156,7 +156,7 @@ def test_a_second_concurrent_run_of_a_notebook_fails_clearly(dirs, tmp_path):
     assert f"is being written by another run (pid {proc.pid}" in second.error and "--wait" in second.error
 
 
-# -- item 2: outputs never overwrite what they should not ----------------------------------------------
+# -- outputs never overwrite what they should not -------------------------------------------------------
 
 
 def test_output_folders_by_profile_and_question_set(dirs, tmp_path):
@@ -229,7 +229,7 @@ def test_folder_lock_is_exclusive_between_processes_and_waits(tmp_path):
         child.join(10)
 
 
-# -- item 3: failed reader calls are not wrong answers ---------------------------------------------------
+# -- failed reader calls are not wrong answers ----------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -280,7 +280,7 @@ def test_results_record_llm_calls_of_their_run(tmp_path, tmp_cache):
     )
 
 
-# -- item 8: parameters validated where they enter -------------------------------------------------------
+# -- parameters validated where they enter --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import pytest
 from fakes import fake_llm
 
 from temporag.data.tkg import TemporalKG, day_number
+from temporag.llm.stub import agent_reply
 from temporag.methods.base import QuestionRecord
 from temporag.methods.sar import SAR, NaiveRAG, ReActRAG, paper_sample
 from temporag.methods.sar.actions import FINISH, MALFORMED, SEARCH, parse_step
@@ -311,21 +312,8 @@ def test_verdict_parsing():
 
 
 def _fake_agent_llm():
-    """P_reasoning: SEARCH, then FINISH with the first observed fact's subject; P_decomp and P_verify too."""
-
-    def reply(user: str) -> str:
-        if user.startswith("Question:"):
-            return 'Thought: I search.\nAction: SEARCH("China visit", ANYTIME, none)'
-        if user.startswith("Observation:"):
-            first = user.splitlines()[1][3:] if user.count("\n") else "none"
-            return f"Thought: found it.\nAction: FINISH({first.split(' Make')[0]})"
-        if "Request:" in user:
-            return "(China; Make a visit; ?)"
-        if "Proposed answer:" in user:
-            return "VALID"
-        return "?"
-
-    return fake_llm(reply)
+    """The kit's client over a scripted SAR agent (:func:`temporag.llm.stub.agent_reply`)."""
+    return fake_llm(agent_reply)
 
 
 def test_sar_pipeline_with_the_fake_llm_on_real_questions(kg, questions, workspace):
@@ -449,8 +437,8 @@ def test_report_rows_n_curve_and_cost_from_records(questions):
 
 
 def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
-    """Issue 28 row 1: an endpoint failing mid-run left SAR's Hits@1 at 0.0 (`hits`, `hits_over_n`,
-    `k_sweep`, Fig. 3 and 4); a failed call is now left out of every mean and counted beside it."""
+    """An endpoint failing mid-run leaves the failed questions out of every SAR mean (`hits`,
+    `hits_over_n`, `k_sweep`, Fig. 3 and 4) and counts them beside it, never as Hits@1 0.0."""
     from temporag.methods.sar import report
 
     qs = [q for q in questions if q.answer_type == "entity" and "China" in q.answers][:3]

@@ -350,16 +350,21 @@ def test_table2_inputs_report_missing_data(shared_data):
             star_rag.table2_inputs(name, shared_data)
 
 
-def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
-    from temporag.methods.star_rag import report
-
-    star, q, texts = toy_star
+def _swept_with_one_gold(star, q, texts):
+    """(gold, question records whose gold is the toy KG's first entity, STAR's K1 × K2 sweep of 2 and 5)."""
     gold = star.kg.entity_labels[0]
     records = [
         SimpleNamespace(quid=i, question=t, answers=(gold,), answer_type="entity")
         for i, t in enumerate(texts)
     ]
-    sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
+    return gold, records, star.sweep(records, q, [2, 5], [2, 5], progress=False)
+
+
+def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
+    from temporag.methods.star_rag import report
+
+    star, q, texts = toy_star
+    gold, records, sweep = _swept_with_one_gold(star, q, texts)
     llm = fake_llm(f"Answer: ['{gold}']")
     matrix, n, failed = report.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
     assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]] and failed.tolist() == [[0, 0], [0, 0]]
@@ -392,12 +397,7 @@ def test_hits_grid_leaves_failed_calls_out_of_each_cell(toy_star):
     from temporag.methods.star_rag import report
 
     star, q, texts = toy_star
-    gold = star.kg.entity_labels[0]
-    records = [
-        SimpleNamespace(quid=i, question=t, answers=(gold,), answer_type="entity")
-        for i, t in enumerate(texts)
-    ]
-    sweep = star.sweep(records, q, [2, 5], [2, 5], progress=False)
+    gold, records, sweep = _swept_with_one_gold(star, q, texts)
     probe = fake_llm(f"Answer: ['{gold}']")
     report.hits_grid(probe, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
     asked = {t for t in texts if t in probe.backend.seen[0][0][-1]["content"]}

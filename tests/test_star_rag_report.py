@@ -59,8 +59,8 @@ def test_table2_rows_and_results_json_come_from_one_call(results):
 
 
 def test_reader_tables_leave_failed_calls_out_and_count_them(results):
-    """Issue 28 row 1 for STAR-RAG: a read whose call failed was scored 0 in Tables 2 and 4 and the
-    summary; it is now left out of each Hit@k and counted beside it."""
+    """A STAR-RAG read whose call failed is left out of each Hit@k in Tables 2 and 4 and the summary, and
+    counted beside it (never scored 0)."""
     questions = [SimpleNamespace(answers=(a,), answer_type="entity", qlabel="Single") for a in "ABCD"]
     right = [_read(["A"]), _read(["B"]), _read(["C"]), _read(["D"])]
     half_failed = [_read(["A"]), _read([], error="timeout"), _read(["C"]), _read([], error="HTTP 500")]

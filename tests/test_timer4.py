@@ -77,7 +77,7 @@ def test_softmax_loss_matches_a_hand_computation_and_masks_shared_positives():
 
 
 def test_softmax_pushes_hardest_on_the_negative_that_nearly_outranks_the_positive():
-    """The issue's case: a positive at cos 0.60, its time-incorrect twin at 0.55 and a far negative at 0.1.
+    """A positive at cos 0.60, its time-incorrect twin at 0.55 and a far negative at 0.1.
     The pairwise reading weighs the twin 1 : 29 against the positive and hardly above the far one; the
     softmax gives the twin almost all of the negatives' weight."""
     torch = pytest.importorskip("torch")

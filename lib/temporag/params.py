@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from temporag import registry
+
 PROFILE_NAMES = ("smoke", "paper")
 DOCUMENT_SETS = ("TimeQA", "TempReason", "ComplexTR")  # the document QA data sets, in reading order
 
@@ -309,11 +311,9 @@ def _folder_name(notebook: str) -> str:
     return notebook.split("_", 1)[1] if notebook[:2].isdigit() and "_" in notebook else notebook
 
 
-def declarations(notebook: str) -> Parameters | None:
-    """The :class:`Parameters` a notebook's package declares ('00_tour' and 'tour' → the tour's), or None
-    for a notebook the kit does not declare (e.g. a test's own)."""
-    name = _folder_name(notebook)
-    for module in (f"temporag.methods.{name}.params", f"temporag.{name}.params", f"temporag.{name}"):
+def _declared_in(modules: Iterable[str]) -> Parameters | None:
+    """``PARAMETERS`` of the first of ``modules`` that exists and declares them."""
+    for module in modules:
         try:
             found = importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -323,3 +323,28 @@ def declarations(notebook: str) -> Parameters | None:
         if isinstance(getattr(found, "PARAMETERS", None), Parameters):
             return found.PARAMETERS
     return None
+
+
+def _registered_package(notebook: str) -> str | None:
+    """The package of the registered method whose notebook (or name) this is, None if none is."""
+    for entry in registry.entries():
+        if notebook in (entry.notebook_name, entry.name):
+            return registry.package(entry.name)
+    return None
+
+
+def declarations(notebook: str) -> Parameters | None:
+    """The :class:`Parameters` a notebook's package declares ('00_tour' and 'tour' → the tour's), or None
+    for a notebook nobody declares (e.g. a test's own).
+
+    The kit's notebooks are looked up where the kit keeps them (``temporag.methods.<name>.params``,
+    ``temporag.<name>.params``, ``temporag.<name>``) without loading every method; any other notebook
+    through the method registry: ``PARAMETERS`` in ``<package>.params`` or ``<package>``, the package a
+    registered method (e.g. one installed by an entry point) was found in."""
+    name = _folder_name(notebook)
+    kit = (f"temporag.methods.{name}.params", f"temporag.{name}.params", f"temporag.{name}")
+    declared = _declared_in(kit)
+    if declared is not None:
+        return declared
+    package = _registered_package(notebook) or _registered_package(name)
+    return _declared_in((f"{package}.params", package)) if package else None

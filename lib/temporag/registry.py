@@ -13,6 +13,10 @@ Entries are found in two places:
 * every Python entry point in the group ``temporag.methods`` (a package outside the kit, e.g.
   ``examples/bm25_baseline``): the entry point names a module that defines ``ENTRY``, or the
   :class:`MethodEntry` itself.
+
+The package an entry was found in (:func:`package`) is where the rest of the method's declarations live:
+its notebook's parameters are ``PARAMETERS`` in ``<package>.params`` or in the package itself
+(:func:`temporag.params.declarations`).
 """
 
 from __future__ import annotations
@@ -67,17 +71,20 @@ class MethodEntry:
         return self.notebook if isinstance(self.notebook, Path) else None
 
 
-def _kit_entries() -> list[MethodEntry]:
+def _kit_entries() -> list[tuple[MethodEntry, str]]:
+    """(entry, its package) of every kit method package with an ``entry`` module."""
     import temporag.methods as methods
 
     found = []
     for info in pkgutil.iter_modules(methods.__path__):
-        if info.ispkg and importlib.util.find_spec(f"{methods.__name__}.{info.name}.entry") is not None:
-            found.append(importlib.import_module(f"{methods.__name__}.{info.name}.entry").ENTRY)
+        package = f"{methods.__name__}.{info.name}"
+        if info.ispkg and importlib.util.find_spec(f"{package}.entry") is not None:
+            found.append((importlib.import_module(f"{package}.entry").ENTRY, package))
     return found
 
 
-def _entry_point_entries() -> list[MethodEntry]:
+def _entry_point_entries() -> list[tuple[MethodEntry, str]]:
+    """(entry, the module its entry point names) of every installed ``temporag.methods`` entry point."""
     found = []
     for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         loaded = point.load()
@@ -86,26 +93,31 @@ def _entry_point_entries() -> list[MethodEntry]:
             raise RegistryError(
                 f"entry point {point.name} = {point.value} ({ENTRY_POINT_GROUP}) names no MethodEntry"
             )
-        found.append(entry)
+        found.append((entry, point.module))
     return found
 
 
 @functools.cache
-def entries() -> tuple[MethodEntry, ...]:
-    """Every registered method, in reading order (imports each method package once)."""
+def _found() -> dict[str, tuple[MethodEntry, str]]:
+    """Every registered method by name, with the package it was found in (imports each one once)."""
     found = _kit_entries() + _entry_point_entries()
-    names = [e.name for e in found]
-    rows = [c.name for e in found for c in e.leaderboard]
+    names = [e.name for e, _ in found]
+    rows = [c.name for e, _ in found for c in e.leaderboard]
     for what, values in (("method", names), ("leaderboard row", rows)):
         twice = sorted({v for v in values if values.count(v) > 1})
         if twice:
             raise RegistryError(f"{what} name(s) declared twice: {twice}")
-    return tuple(sorted(found, key=lambda e: (e.order, e.name)))
+    return {e.name: (e, package) for e, package in found}
+
+
+def entries() -> tuple[MethodEntry, ...]:
+    """Every registered method, in reading order (imports each method package once)."""
+    return tuple(sorted((e for e, _ in _found().values()), key=lambda e: (e.order, e.name)))
 
 
 def refresh() -> None:
     """Forget the entries found so far (after installing a package with an entry point, or in tests)."""
-    entries.cache_clear()
+    _found.cache_clear()
 
 
 def get(name: str) -> MethodEntry:
@@ -114,6 +126,13 @@ def get(name: str) -> MethodEntry:
         if entry.name == name:
             return entry
     raise KeyError(f"no registered method {name!r}; registered: {[e.name for e in entries()]}")
+
+
+def package(name: str) -> str:
+    """The package the method called ``name`` was found in: ``temporag.methods.<name>`` for the kit's
+    own, the module its entry point names for an installed one."""
+    get(name)  # the error that lists what is registered
+    return _found()[name][1]
 
 
 def contenders() -> list[tuple[MethodEntry, Contender]]:

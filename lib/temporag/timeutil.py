@@ -13,7 +13,6 @@ from enum import Enum
 
 import numpy as np
 
-GRANULARITIES = ("day", "month", "year")
 _ISO = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 
 

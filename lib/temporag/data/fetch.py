@@ -61,7 +61,11 @@ class CheckResult:
         return self.status in ("ok", "unverified") or (self.status == "missing" and not self.required)
 
 
-def _hash_stream(stream: IO[bytes], total: int | None, label: str, progress: bool = True) -> str:
+def _hash_stream(
+    stream: IO[bytes], total: int | None, label: str, show: bool = True, copy_to: IO[bytes] | None = None
+) -> str:
+    """sha256 of the bytes ``stream`` yields, each block also written to ``copy_to`` when given; a byte
+    progress bar when ``show`` and ``total`` (None: unknown) is not below ``PROGRESS_MIN_BYTES``."""
     h = hashlib.sha256()
     with tqdm(
         total=total,
@@ -69,10 +73,12 @@ def _hash_stream(stream: IO[bytes], total: int | None, label: str, progress: boo
         unit_scale=True,
         desc=label,
         leave=False,
-        disable=not progress or total is None or total < PROGRESS_MIN_BYTES,
+        disable=not show or (total is not None and total < PROGRESS_MIN_BYTES),
     ) as bar:
         for block in iter(lambda: stream.read(_CHUNK), b""):
             h.update(block)
+            if copy_to is not None:
+                copy_to.write(block)
             bar.update(len(block))
     return h.hexdigest()
 
@@ -86,7 +92,7 @@ def _sha_gunzip(path: Path, total: int | None, label: str, progress: bool = True
     """sha256 of the decompressed content, or None when the gzip stream is broken."""
     try:
         with gzip.open(path, "rb") as f:
-            return _hash_stream(f, total, label, progress)
+            return _hash_stream(f, total, label, progress and total is not None)
     except (OSError, EOFError, zlib.error):
         return None
 
@@ -128,25 +134,16 @@ def verify(entry: DataFile, path: Path, progress: bool = True) -> CheckResult:
                 message="not a readable gzip file (truncated or corrupt)",
                 **base,
             )
-        if raw == entry.raw_sha256:
-            return CheckResult(status="ok", expected=entry.raw_sha256, actual=raw, **base)
-        return CheckResult(
-            status="mismatch",
-            expected=entry.raw_sha256,
-            actual=raw,
-            message="uncompressed content has the wrong sha256",
-            **base,
-        )
+        return _against(entry.raw_sha256, raw, "uncompressed content has the wrong sha256", base)
     actual = _sha_file(path, entry.path, progress)
-    if actual == entry.raw_sha256:
-        return CheckResult(status="ok", expected=entry.raw_sha256, actual=actual, **base)
-    return CheckResult(
-        status="mismatch",
-        expected=entry.raw_sha256,
-        actual=actual,
-        message="content has the wrong sha256",
-        **base,
-    )
+    return _against(entry.raw_sha256, actual, "content has the wrong sha256", base)
+
+
+def _against(expected: str | None, actual: str, wrong: str, base: dict) -> CheckResult:
+    """ok when the content hash is the registry's, else a mismatch saying what was hashed (``wrong``)."""
+    if actual == expected:
+        return CheckResult(status="ok", expected=expected, actual=actual, **base)
+    return CheckResult(status="mismatch", expected=expected, actual=actual, message=wrong, **base)
 
 
 def check(dataset: str | None = None, data_dir: str | Path | None = None) -> list[CheckResult]:
@@ -201,23 +198,10 @@ def _download(url: str, out: Path, label: str, timeout: float) -> str:
             f"cannot download {url}: {reason}. Offline? Mirror a staged folder instead: "
             f"fetch(dataset, dest, source_dir=...) or `temporag data fetch --from ../shared/data`"
         ) from exc
-    h = hashlib.sha256()
     with response, open(out, "wb") as f:
         length = response.headers.get("Content-Length")
         total = int(length) if length and length.isdigit() else None
-        with tqdm(
-            total=total,
-            unit="B",
-            unit_scale=True,
-            desc=label,
-            leave=False,
-            disable=total is not None and total < PROGRESS_MIN_BYTES,
-        ) as bar:
-            for block in iter(lambda: response.read(_CHUNK), b""):
-                h.update(block)
-                f.write(block)
-                bar.update(len(block))
-    return h.hexdigest()
+        return _hash_stream(response, total, label, copy_to=f)  # a bar also when the size is unknown
 
 
 def _transform(kind: str | None, raw: Path, out: Path) -> None:

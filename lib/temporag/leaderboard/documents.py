@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from temporag import evaluate
+from temporag.methods.ia_rag import corpus
+from temporag.methods.ia_rag import experiments as ex
 from temporag.sampling import stratified_sample
 
 VANILLA_CHUNKS = 2  # chunks Vanilla RAG shows (the IA-RAG notebook's default)
@@ -25,9 +28,6 @@ def prepare(datasets: Sequence[str], sample_size: int | None, encoder, seed: int
     corpus is the documents the questions name plus three distractors.  The generator is drawn exactly as
     the IA-RAG notebook draws it (seeded by ``seed``, data sets in order), so with the same sample size the
     corpora — and their cached builds — are the IA-RAG notebook's own."""
-    from temporag.methods.ia_rag import corpus
-    from temporag.methods.ia_rag import experiments as ex
-
     rng = np.random.default_rng(seed)
     setups = {}
     for ds in datasets:
@@ -47,10 +47,6 @@ def methods_of(setup) -> dict:
 def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
     """One row per (data set, method): retrieval recall with its 95% interval, tokens, latency, and the
     reader's DyG-RAG accuracy / recall on ``reader_sample`` seeded questions (with its calls and tokens)."""
-    import pandas as pd
-
-    from temporag.methods.ia_rag import experiments as ex
-
     rows = []
     for ds, setup in setups.items():
         sample = stratified_sample(setup.questions, reader_sample, np.random.default_rng(seed + 1))

@@ -24,7 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from temporag import plots
 from temporag.evaluate import category_rows
+from temporag.methods.star_rag.code_tables import PAPER_VS_CODE as STAR_CODE
+from temporag.methods.timer4.released import PAPER_VS_CODE as TIMER4_CODE
 from temporag.reported import PaperRef, reported
 
 
@@ -177,8 +180,6 @@ def summary_figure(rows: Sequence[dict], ceilings: Mapping[str, float] | None = 
     interval; the reader's ceilings (label → Hits@1, e.g. every fact of the main entity) dashed."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
-
-    from temporag import plots
 
     plots.use_house_style()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharex=True)
@@ -344,9 +345,6 @@ def code_table(figures_dir: Path) -> pd.DataFrame:
     """Paper vs released code vs kit for all five methods, gathered: STAR-RAG's and TimeR4's readings of
     their released code (their packages' data, with file:line evidence), and every paper's printed
     hyper-parameters beside what the kit's committed run recorded."""
-    from temporag.methods.star_rag.code_tables import PAPER_VS_CODE as STAR_CODE
-    from temporag.methods.timer4.released import PAPER_VS_CODE as TIMER4_CODE
-
     rows = []
     for step, paper, code, evidence, kit in STAR_CODE:
         rows.append(

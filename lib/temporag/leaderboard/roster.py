@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from temporag import registry
+from temporag.embed import Encoder
 from temporag.methods.base import Method, Retrieval
 from temporag.workspace import KGWorkspace
 
@@ -80,8 +81,6 @@ def build_roster(
 ) -> tuple[list[Entry], object]:
     """Every registered MultiTQ row, sharing one encoder and one set of vectors (see the module
     docstring), and the shared :class:`~temporag.workspace.KGWorkspace` (offline parse, template reader)."""
-    from temporag.embed import Encoder
-
     resources = KGWorkspace(kg, encoder or Encoder())
     workspace = Workspace(kg, questions, profile, seed, resources)
     texts = [q.question for q in questions]

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from temporag import evaluate
+from temporag.data import multitq
 from temporag.leaderboard.report import pivot
 from temporag.leaderboard.scores import KS, with_ci
 
@@ -178,8 +179,6 @@ def score_file(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``temporag score``: the file's methods and, on the same questions, the kit's methods from the
     leaderboard run ``leaderboard_results`` (None: none) — the rows and the strict Hits@1 breakdown."""
-    from temporag.data import multitq
-
     subs = load(path)
     kg = multitq.load_kg()
     questions = multitq.load_questions(split, questions_file=questions_file)

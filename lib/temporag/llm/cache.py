@@ -2,8 +2,8 @@
 
 Checked before it is trusted: the first open in a process runs sqlite's own ``quick_check``; a damaged
 database is moved aside with a one-line message, the answers sqlite can still read from it are copied
-into a fresh one, and only the rest is asked again (issue 28: garbled pages used to go unnoticed and cost
-every call again).
+into a fresh one, and only the rest is asked again (unchecked, a garbled page would fail or cost every
+call that reads it).
 """
 
 from __future__ import annotations

@@ -94,10 +94,6 @@ class LLM:
         return f"LLM(model={self._model_label()!r}, endpoint={self.endpoint!r})"
 
     @property
-    def response_cache(self) -> ResponseCache | None:
-        return self._cache
-
-    @property
     def concurrency(self) -> int:
         """Requests this client keeps in flight: 1 for the in-process model (one llama context), else
         ``concurrency=`` or the settings' ``llm_concurrency``."""

@@ -10,7 +10,8 @@ run without a GPU::
 ``reply(prompt) -> str`` answers (default: ``['unknown']``); ``fault(prompt, n) -> str | None`` injects
 faults into the ``n``-th request of a prompt (1-based): ``"429"`` (with ``Retry-After``), ``"500"``,
 ``"hang"`` (never answers within a client's timeout) or any other string, sent as the reply's text.
-It counts requests per prompt, so a test can show that none was sent twice.
+It counts requests per prompt, so a test can show that none was sent twice.  :func:`agent_reply` scripts
+SAR's agent turns, for a stub (or a fake client) that drives a whole agent run.
 """
 
 from __future__ import annotations
@@ -141,6 +142,21 @@ class StubServer:
         self._stop.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def agent_reply(prompt: str, otherwise: Callable[[str], str] = lambda prompt: "?") -> str:
+    """A scripted SAR agent: SEARCH for China's visits, then FINISH with the first observed fact's subject;
+    the decomposer's triple and the verifier's VALID; ``otherwise(prompt)`` for any other prompt."""
+    if prompt.startswith("Question:"):
+        return 'Thought: I search.\nAction: SEARCH("China visit", ANYTIME, none)'
+    if prompt.startswith("Observation:"):
+        first = prompt.splitlines()[1][3:] if prompt.count("\n") else "none"
+        return f"Thought: found it.\nAction: FINISH({first.split(' Make')[0]})"
+    if "Request:" in prompt:
+        return "(China; Make a visit; ?)"
+    if "Proposed answer:" in prompt:
+        return "VALID"
+    return otherwise(prompt)
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 Messages = list[dict[str, str]]
 
@@ -71,13 +71,6 @@ class LLMResponse:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@runtime_checkable
-class Backend(Protocol):
-    """What :class:`~temporag.llm.LLM` needs from a backend: an OpenAI-shaped completion dict per request."""
-
-    def complete(self, messages: Messages, params: dict[str, Any]) -> dict[str, Any]: ...
 
 
 def describe_error(exc: BaseException) -> str:

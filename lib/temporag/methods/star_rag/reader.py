@@ -85,12 +85,6 @@ def style_flags(reader_style: str) -> tuple[bool, bool]:
     return appendix_e, appendix_e
 
 
-def default_reader_style(llm_base_url: str | None) -> str:
-    """Appendix E's prompt (one-shot + Thought) for a served model; the plain one for the embedded 135M
-    reader, which copies the demonstration instead of following it."""
-    return "appendix-e" if llm_base_url else "plain"
-
-
 def reader_budget(n_candidates: int = 10, thought: bool = False) -> int:
     """Completion tokens: room for ``n_candidates`` short names (≈ 12 tokens each), plus a thought."""
     return 16 + 12 * n_candidates + (60 if thought else 0)
