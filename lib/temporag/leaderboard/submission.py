@@ -28,8 +28,6 @@ from temporag.data import multitq
 from temporag.leaderboard.report import pivot
 from temporag.leaderboard.scores import KS, with_ci
 
-HITS = ("Hits@1 strict", "Hits@1 lenient")
-
 
 class PredictionsError(ValueError):
     """A predictions file that cannot be scored (shape, unknown question, a method twice for a question)."""

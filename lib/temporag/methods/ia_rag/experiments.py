@@ -60,7 +60,7 @@ CURVE_K2 = 60  # IEU seeds in the token curves: enough units to fill the largest
 ABLATION_BUDGET = 800  # cl100k tokens every ablation is compared at
 UNION_K = 500  # the whole union (no method returns more)
 
-#: Unit coverage of the extractor before issue 27 (commit 4016c6a: whole TimeQA pages, undated
+#: Unit coverage of the kit's first offline extractor (commit 4016c6a: whole TimeQA pages, undated
 #: sentences mostly dropped, clauses cut at commas, TempReason with its ReasonQA fact blocks), measured
 #: with :func:`unit_coverage`'s rule on every shared question that has a gold document.
 COVERAGE_BEFORE = {"TimeQA": 0.906, "ComplexTR": 0.731, "TempReason": 0.378}

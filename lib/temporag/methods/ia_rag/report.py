@@ -197,23 +197,6 @@ def type_distribution(labels: Mapping[str, Sequence[str]]) -> tuple[pd.DataFrame
     return t9, t10
 
 
-def grid_table(
-    source: str, rows: Mapping[str, Mapping[str, float]], metric_col: str = "Recall"
-) -> pd.DataFrame:
-    """A Tables 2–4/7/8-shaped frame: one row per variant, kit value beside the paper's per data set.
-
-    ``rows[variant][dataset]`` is the kit's number; the paper's is looked up under ``metric_col``
-    ("Acc." or "Recall")."""
-    out = []
-    for variant, by_ds in rows.items():
-        row = {"variant": variant}
-        for ds, v in by_ds.items():
-            row[f"{ds} kit"] = v
-            row[f"{ds} paper {metric_col}"] = paper(source, variant, metric_col, ds)
-        out.append(row)
-    return pd.DataFrame(out)
-
-
 def effect_table(source: str, kit: pd.DataFrame, value: str, base: str = "IA-RAG") -> pd.DataFrame:
     """Tables 3/4/7/8 as *effects*: each variant's change against ``base``, the kit's (LLM-free retrieval
     recall, column ``value``) and the paper's (reader Recall) in separate columns — the two measure

@@ -27,8 +27,6 @@ from typing import Any
 from temporag.methods.sar.actions import FINISH, MALFORMED, SEARCH, Action, parse_step
 from temporag.readers import parse_ranked_answers
 
-OUTCOMES = ("finish", "malformed_action", "repeated_search", "step_budget", "llm_error")
-
 
 @dataclass
 class Step:

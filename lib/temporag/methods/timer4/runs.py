@@ -11,8 +11,6 @@ import numpy as np
 from temporag import evaluate
 from temporag.methods.timer4 import report
 
-ABLATIONS = ("TimeR4", "w/o fact retrieval", "w/o rewrite", "w/o temporal retrieval", "w/o rerank")
-
 
 def ablations(method) -> dict:
     """Table 5's rows as variants of one method (they share every stage they have in common)."""
