@@ -1,11 +1,12 @@
 """The kit's methods, found by name: one declaration per method package.
 
 Each method package declares one :class:`MethodEntry` named ``ENTRY`` in its ``entry`` module: its name,
-its notebook, its place in the reading order, and the rows it puts on the MultiTQ leaderboard (one
+its notebook, its place in the reading order, the rows it puts on the MultiTQ leaderboard (one
 :class:`Contender` each: the row's label, how to build the method from the leaderboard's shared
-:class:`~temporag.leaderboard.roster.Workspace`, and the ``k`` of its native context).  The runner's
-notebook order, the leaderboard's roster and the contract test read this registry, so a new method is a
-new package, not an edit to the kit's lists.
+:class:`~temporag.leaderboard.roster.Workspace`, and the ``k`` of its native context), what the book
+shows for it (:class:`~temporag.book_entry.BookEntry`) and its reading of the released code, if any.
+The runner's notebook order, the leaderboard's roster and paper-vs-code table, the book and the contract
+test read this registry, so a new method is a new package, not an edit to the kit's lists.
 
 Entries are found in two places:
 
@@ -30,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from temporag.book_entry import BookEntry
 
 ENTRY_POINT_GROUP = "temporag.methods"
 
@@ -59,6 +62,10 @@ class MethodEntry:
     evidence: str = "kg_fact"  # what its rankings hold: "kg_fact" or "document_unit"
     paper: bool = True  # False for a baseline that reproduces no paper (its rows name no paper)
     leaderboard: tuple[Contender, ...] = ()
+    book: BookEntry | None = None  # its pages' title and first-page row in the book (None: no row)
+    #: its paper vs released code rows (aspect, paper, released code, kit, from) for the leaderboard's
+    #: paper-vs-code table; None: the kit has read no released code of it
+    released_code: Callable[[], list[dict[str, str]]] | None = None
 
     @property
     def notebook_name(self) -> str | None:

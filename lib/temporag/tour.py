@@ -1,8 +1,9 @@
-"""The tour notebook's parameters (``notebooks/00_tour.ipynb``): the kit's vocabulary and the reader's
-context size."""
+"""The tour notebook's declarations (``notebooks/00_tour.ipynb``): its parameters (the kit's vocabulary
+and the reader's context size) and what the book shows for it."""
 
 from __future__ import annotations
 
+from temporag.book_entry import BookEntry, Headline, Number, template_hits
 from temporag.params import KIT, Parameter, Parameters, at_least
 
 PARAMETERS = Parameters(
@@ -17,4 +18,16 @@ PARAMETERS = Parameters(
     KIT["llm_model"],
     KIT["llm_base_url"],
     KIT["output_dir"],
+)
+
+BOOK = BookEntry(
+    "Tour: MultiTQ and the semantic (Naive RAG) baseline",
+    Headline(
+        (
+            Number("tour", "semantic/answer_recall@20", "answer recall@20 (LLM-free)"),
+            template_hits("Semantic baseline"),
+        ),
+        Number("tour", "semantic/answer_recall@20", "semantic recall@20 (TECQA, Fig. 2)"),
+        Number("tour", "semantic_reader/hits@1_strict", "reader Hits@1, strict"),
+    ),
 )

@@ -4,7 +4,9 @@
 
 * ``index.html`` — the first page: per paper, the number the kit can really compare with the paper (an
   LLM-free retrieval recall, the template reader's Hits@1) beside the paper's headline number, and the
-  reader-model number labelled as plumbing (declared in :data:`HEADLINES`, not guessed from key names);
+  reader-model number labelled as plumbing (each notebook declares its row, a
+  :class:`~temporag.book_entry.BookEntry`, found in the reading order by :func:`pages`; not guessed from
+  key names);
 * ``<paper>.html`` — the committed paper-profile run (``figures/<paper>/``): its executed notebook, or,
   when git holds only its results, a page built from its ``results.json`` tables and its PNG figures,
   labelled "results only";
@@ -21,109 +23,63 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from temporag import registry
 from temporag.batch.index import TEMPLATES, _fmt, _read_json, changed_after_stamp, headline
-from temporag.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path
+from temporag.book_entry import BookEntry, Headline, Number
+from temporag.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
+from temporag.runner import reading_order
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
 
 
 @dataclass(frozen=True)
-class Number:
-    """One recorded number: ``metrics[metric]`` of the committed run ``figures/<run>/results.json``."""
-
-    run: str
-    metric: str
-    label: str
-
-
-@dataclass(frozen=True)
-class Headline:
-    """What the first page shows for one paper."""
+class Page:
+    """A notebook as the book shows it: its output folder, its pages' title and its first-page row."""
 
     paper: str  # its output folder: figures/<paper>/
     title: str
-    comparable: tuple[
-        Number, ...
-    ]  # LLM-free: the kit can stand behind these (retrieval recall, template reader)
-    paper_number: Number  # the paper's headline: this metric's recorded 'paper' value
-    plumbing: Number  # the reader-model (SmolLM2) number: proves the pipeline runs, not comparable
+    headline: Headline | None  # None: its pages are listed, the first page's table has no row for it
 
 
-def template_hits(method: str) -> Number:
-    """The leaderboard's template-reader Hits@1 (strict) of ``method``, as its table labels the method."""
-    return Number("leaderboard", f"leaderboard/{method}/template Hits@1 strict", "template-reader Hits@1")
+def book_declaration(notebook: str) -> BookEntry | None:
+    """What ``notebook`` declares for the book: its registered method's ``book``, else ``BOOK`` beside a
+    kit notebook's parameters (``temporag.<name>.params``, ``temporag.<name>``: the tour, the
+    leaderboard), else None."""
+    for entry in registry.entries():
+        if entry.notebook_name == notebook and entry.book is not None:
+            return entry.book
+    name = output_name(notebook)
+    for module in (f"temporag.{name}.params", f"temporag.{name}"):
+        try:
+            found = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and module.startswith(exc.name):
+                continue  # no such module: try the next place
+            raise
+        if isinstance(getattr(found, "BOOK", None), BookEntry):
+            return found.BOOK
+    return None
 
 
-# Which number is "the comparable one" per paper: chosen by reading each committed results.json, declared
-# here once.  The template reader answers from the retrieved evidence without an LLM (leaderboard, every
-# shared question); recall is whether the evidence holds a gold answer.
-HEADLINES: tuple[Headline, ...] = (
-    Headline(
-        "tour",
-        "Tour: MultiTQ and the semantic (Naive RAG) baseline",
-        (
-            Number("tour", "semantic/answer_recall@20", "answer recall@20 (LLM-free)"),
-            template_hits("Semantic baseline"),
-        ),
-        Number("tour", "semantic/answer_recall@20", "semantic recall@20 (TECQA, Fig. 2)"),
-        Number("tour", "semantic_reader/hits@1_strict", "reader Hits@1, strict"),
-    ),
-    Headline(
-        "tecqa",
-        "TECQA: structure-guided temporal evidence chains",
-        (
-            Number("tecqa", "chain/answer_recall", "evidence-chain answer recall (K=40, N=2)"),
-            template_hits("TECQA (paper-faithful)"),
-        ),
-        Number("tecqa", "table1/strict/Overall", "Hits@1, Table 1 Overall (Qwen3-8B reader)"),
-        Number("tecqa", "table1/strict/Overall", "reader Hits@1, strict"),
-    ),
-    Headline(
-        "star_rag",
-        "STAR-RAG: MDL rule graph and seeded personalised PageRank",
-        (
-            Number("star_rag", "answer_recall@10/STAR-RAG", "answer recall@10 (LLM-free)"),
-            template_hits("STAR-RAG (as printed)"),
-        ),
-        Number("star_rag", "table2/MultiTQ/STAR-RAG/hits@1", "Hit@1, Table 2 MultiTQ (Llama-3.3-70B reader)"),
-        Number("star_rag", "table2/MultiTQ/STAR-RAG/hits@1", "reader Hits@1"),
-    ),
-    Headline(
-        "timer4",
-        "TimeR4: time-aware retrieve, rewrite, retrieve and rerank",
-        (
-            Number("timer4", "table5/TimeR4/recall@15", "answer recall@15 (LLM-free)"),
-            template_hits("TimeR4"),
-        ),
-        Number("timer4", "table3/whole/Overall", "Hits@1, Table 3 Overall (fine-tuned LLaMA2-7B reader)"),
-        Number("timer4", "table3/whole/Overall", "reader Hits@1, whole-output rule"),
-    ),
-    Headline(
-        "ia_rag",
-        "IA-RAG: interval-aware retrieval over temporal event graphs",
-        (Number("ia_rag", "retrieval_recall/TimeQA/IA-RAG", "TimeQA evidence answer recall (LLM-free)"),),
-        Number(
-            "ia_rag", "table2/TimeQA/IA-RAG/accuracy", "TimeQA token accuracy, Table 2 (Qwen2.5-72B reader)"
-        ),
-        Number("ia_rag", "table2/TimeQA/IA-RAG/accuracy", "reader token accuracy"),
-    ),
-    Headline(
-        "sar",
-        "SAR: search, verify and answer",
-        (
-            Number("sar", "table1/SAR/offline/Overall", "template-reader Hits@1, offline policy"),
-            Number("sar", "offline/evidence_answer_recall", "evidence answer recall (LLM-free)"),
-        ),
-        Number("sar", "table1/SAR/llm/Overall", "Hits@1, Table 1 Overall (GPT-4.1)"),
-        Number("sar", "table1/SAR/llm/Overall", "reader Hits@1, LLM policy"),
-    ),
-)
-TITLES = {h.paper: h.title for h in HEADLINES} | {"leaderboard": "Leaderboard: every method on one protocol"}
+def pages() -> list[Page]:
+    """Every notebook in the reading order (:func:`temporag.runner.reading_order`) with what it declares
+    for the book; one that declares nothing is titled by its folder and has no first-page row."""
+    found = []
+    for notebook in reading_order():
+        declared, paper = book_declaration(notebook), output_name(notebook)
+        found.append(Page(paper, declared.title, declared.headline) if declared else Page(paper, paper, None))
+    return found
+
+
+def titles() -> dict[str, str]:
+    """Every declared page's title by its folder."""
+    return {p.paper: p.title for p in pages()}
 
 
 # -- reading runs --------------------------------------------------------------------------------------
@@ -152,14 +108,14 @@ def find_run(folder: Path, paper: str) -> Run | None:
 
 
 def papers(figures_dir: Path, runs_dir: Path) -> list[str]:
-    """Every paper with a committed or a smoke run: the declared order first, then the rest by name."""
+    """Every paper with a committed or a smoke run: the reading order first, then the rest by name."""
     found = {
         p.parent.name
         for root in (figures_dir, runs_dir / "smoke")
         for p in root.glob("*/results.json")
         if not p.parent.name.startswith(".")  # a run being staged, a failed run kept aside
     }
-    order = [h.paper for h in HEADLINES] + ["leaderboard"]
+    order = [p.paper for p in pages()]
     return [p for p in order if p in found] + sorted(found - set(order))
 
 
@@ -308,8 +264,9 @@ def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names:
 
     esc = html.escape
     rows = []
-    for h in HEADLINES:
-        if h.paper not in names:
+    for page in pages():
+        h = page.headline
+        if h is None or page.paper not in names:
             continue
         comparable = "<br>".join(
             f"<b>{_cell(m)}</b> {esc(c.label)}{_n(m)}"
@@ -320,11 +277,11 @@ def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names:
         paper = metric(runs, h.paper_number)
         reader = metric(runs, h.plumbing)
         model = esc(str(reader.get("reader") or "")) if reader else ""
-        links = [f"<a href='{h.paper}.html'>paper profile</a>"] + (
-            [f"<a href='{h.paper}-smoke.html'>smoke</a>"] if smoke.get(h.paper) else []
+        links = [f"<a href='{page.paper}.html'>paper profile</a>"] + (
+            [f"<a href='{page.paper}-smoke.html'>smoke</a>"] if smoke.get(page.paper) else []
         )
         rows.append(
-            f"<tr><td><b>{esc(h.title)}</b><br>{' · '.join(links)}</td><td>{comparable}</td>"
+            f"<tr><td><b>{esc(page.title)}</b><br>{' · '.join(links)}</td><td>{comparable}</td>"
             f"<td><b>{_cell(paper, 'paper')}</b> {esc(h.paper_number.label)}</td>"
             f"<td class='book-plumbing'>{_cell(reader)} {esc(h.plumbing.label)}{_n(reader)}<br>{model}"
             "<br><i>plumbing: proves the pipeline runs; not comparable with the paper</i></td></tr>"
@@ -333,8 +290,9 @@ def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names:
         "<table class='book'><tr><th>paper</th><th>kit: the comparable number (no LLM)</th>"
         "<th>paper's number</th><th>kit: reader model (plumbing)</th></tr>" + "".join(rows) + "</table>"
     )
+    title = titles()
     others = "".join(
-        f"<li><a href='{p}.html'>{esc(TITLES.get(p, p))}</a>"
+        f"<li><a href='{p}.html'>{esc(title.get(p, p))}</a>"
         + (f" · <a href='{p}-smoke.html'>smoke run</a>" if smoke.get(p) else "")
         + "</li>"
         for p in names
@@ -374,14 +332,23 @@ def paper_vs_code_page(leaderboard: Run | None):
     else:
         cells.append(_markdown(str(table.get("caption") or "")))
         records = table.get("records") or []
-        for method in dict.fromkeys(r.get("method") for r in records):
+        folder = {e.name: output_name(e.notebook_name) for e in registry.entries() if e.notebook_name}
+        title = titles()
+        for method in _reading_order_of({r.get("method") for r in records}, records):
             rows = [
                 {k: v for k, v in r.items() if k != "method"} for r in records if r.get("method") == method
             ]
-            link = f"[{TITLES.get(method, method)}]({method}.html)"
+            page = folder.get(method, method)
+            link = f"[{title.get(page, method)}]({page}.html)"
             cells += [_markdown(f"## {link}"), _outputs(("text/html", _table_html(rows)))]
     nb.cells = cells
     return nb
+
+
+def _reading_order_of(methods: set[str], records: list[dict]) -> list[str]:
+    """``methods`` in the registry's reading order, any it does not know after, as the records list them."""
+    known = [e.name for e in registry.entries() if e.name in methods]
+    return known + [m for m in dict.fromkeys(r.get("method") for r in records) if m not in known]
 
 
 # -- rendering -----------------------------------------------------------------------------------------
@@ -445,8 +412,9 @@ def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS
         return f"files/{slug}"
 
     write("index.html", front_page(runs, smoke, names), "temporag: a reading-group book")
+    title_of = titles()
     for p in names:
-        title = TITLES.get(p, p)
+        title = title_of.get(p, p)
         run = runs.get(p)
         if run is None:
             nb = _not_run(title, p)

@@ -1,8 +1,10 @@
-"""The leaderboard notebook's parameters: MultiTQ's samples, the document data sets' samples, and
-whether the committed paper runs must all be there (the headline table reads them)."""
+"""The leaderboard notebook's declarations: its parameters (MultiTQ's samples, the document data sets'
+samples, and whether the committed paper runs must all be there: the headline table reads them) and
+its pages' title in the book (no first-page row: it compares the papers rather than reproducing one)."""
 
 from __future__ import annotations
 
+from temporag.book_entry import BookEntry
 from temporag.params import KIT, Parameter, Parameters, at_least, flag
 
 PARAMETERS = Parameters(
@@ -25,3 +27,5 @@ PARAMETERS = Parameters(
     KIT["llm_base_url"],
     KIT["output_dir"],
 )
+
+BOOK = BookEntry("Leaderboard: every method on one protocol")

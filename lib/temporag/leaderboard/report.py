@@ -9,9 +9,9 @@
   typed here), the kit's number under the paper's own protocol (read from the committed
   ``figures/<paper>/results.json``) and under the common protocol, and why they differ (the paper's
   protocol is the note :mod:`temporag.reported` keeps with the printed cell).
-* :func:`code_table` — paper vs released code vs kit for every method, gathered from the packages
-  (STAR-RAG's and TimeR4's readings of the released code, every paper's printed hyper-parameters beside
-  the value the kit's committed run used).
+* :func:`code_table` — paper vs released code vs kit for every registered paper, gathered from the
+  packages (the released-code readings their entries declare, every paper's printed hyper-parameters
+  beside the value the kit's committed run used).
 """
 
 from __future__ import annotations
@@ -24,11 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from temporag import plots
+from temporag import plots, registry
 from temporag.evaluate import category_rows
-from temporag.methods.star_rag.code_tables import PAPER_VS_CODE as STAR_CODE
-from temporag.methods.timer4.released import PAPER_VS_CODE as TIMER4_CODE
-from temporag.reported import PaperRef, reported
+from temporag.reported import PAPERS, PaperRef, reported
 
 
 class MissingPaperRun(FileNotFoundError):
@@ -303,13 +301,11 @@ KIT_PARAMETER = {
 
 
 OTHER_KGS = ("CronQuestions", "TimeQuestions", "Forecast")  # TKGQA data sets the paper notebooks do not run
-WITH_CODE = {
-    "star_rag": "see this method's released-code rows",
-    "timer4": "see this method's released-code rows",
-}
+WITH_CODE = "see this method's released-code rows"
+NO_CODE = "no released code read by the kit"
 
 
-def _hyperparameters(paper: str, figures_dir: Path) -> list[dict]:
+def _hyperparameters(paper: str, figures_dir: Path, with_code: bool) -> list[dict]:
     run = paper_run(paper, figures_dir)
     params = {} if run is None else run.get("parameters", {})
     rows = []
@@ -333,7 +329,7 @@ def _hyperparameters(paper: str, figures_dir: Path) -> list[dict]:
                 "method": paper,
                 "aspect": name,
                 "paper": f"{r.value:g} ({where})",
-                "released code (our reading)": WITH_CODE.get(paper, ""),
+                "released code (our reading)": WITH_CODE if with_code else NO_CODE,
                 "kit": kit,
                 "from": "reported.py + committed run",
             }
@@ -342,36 +338,17 @@ def _hyperparameters(paper: str, figures_dir: Path) -> list[dict]:
 
 
 def code_table(figures_dir: Path) -> pd.DataFrame:
-    """Paper vs released code vs kit for all five methods, gathered: STAR-RAG's and TimeR4's readings of
-    their released code (their packages' data, with file:line evidence), and every paper's printed
-    hyper-parameters beside what the kit's committed run recorded."""
-    rows = []
-    for step, paper, code, evidence, kit in STAR_CODE:
-        rows.append(
-            {
-                "method": "star_rag",
-                "aspect": step,
-                "paper": paper,
-                "released code (our reading)": f"{code} [{evidence}]",
-                "kit": kit,
-                "from": "star_rag.code_tables.PAPER_VS_CODE",
-            }
-        )
-    for r in TIMER4_CODE:
-        rows.append(
-            {
-                "method": "timer4",
-                "aspect": r["aspect"],
-                "paper": r["paper"],
-                "released code (our reading)": r["released code"],
-                "kit": r["kit"],
-                "from": "timer4.released.PAPER_VS_CODE",
-            }
-        )
-    for paper in ("tecqa", "star_rag", "timer4", "sar", "ia_rag"):
-        rows.extend(_hyperparameters(paper, figures_dir))
-    frame = pd.DataFrame(rows)
-    frame.loc[frame["released code (our reading)"] == "", "released code (our reading)"] = (
-        "no released code read by the kit"
-    )
-    return frame
+    """Paper vs released code vs kit for every registered paper, gathered: the readings of the released
+    code that method entries declare (with file:line evidence), then every paper's printed
+    hyper-parameters (:mod:`temporag.reported`) beside what the kit's committed run recorded.
+
+    Methods come in the leaderboard's order: the MultiTQ (KG fact) methods in reading order, then the
+    document methods, as the leaderboard's sections run."""
+    entries = sorted(registry.entries(), key=lambda e: (e.evidence != "kg_fact", e.order, e.name))
+    rows = [
+        {"method": e.name} | row for e in entries if e.released_code is not None for row in e.released_code()
+    ]
+    for e in entries:
+        if e.paper and e.name in PAPERS:
+            rows.extend(_hyperparameters(e.name, figures_dir, e.released_code is not None))
+    return pd.DataFrame(rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from temporag.book_entry import BookEntry, Headline, Number
 from temporag.registry import Contender, MethodEntry
 
 
@@ -18,4 +19,15 @@ ENTRY = MethodEntry(
     "sar",
     order=50,
     leaderboard=(Contender("SAR (offline policy)", offline_policy, order=40),),
+    book=BookEntry(
+        "SAR: search, verify and answer",
+        Headline(
+            (
+                Number("sar", "table1/SAR/offline/Overall", "template-reader Hits@1, offline policy"),
+                Number("sar", "offline/evidence_answer_recall", "evidence answer recall (LLM-free)"),
+            ),
+            Number("sar", "table1/SAR/llm/Overall", "Hits@1, Table 1 Overall (GPT-4.1)"),
+            Number("sar", "table1/SAR/llm/Overall", "reader Hits@1, LLM policy"),
+        ),
+    ),
 )

@@ -155,6 +155,20 @@ def paper_vs_code() -> pd.DataFrame:
     return pd.DataFrame(list(PAPER_VS_CODE), columns=columns)
 
 
+def released_code_rows() -> list[dict[str, str]]:
+    """:data:`PAPER_VS_CODE` as rows of the leaderboard's paper vs released code vs kit table."""
+    return [
+        {
+            "aspect": step,
+            "paper": paper,
+            "released code (our reading)": f"{code} [{evidence}]",
+            "kit": kit,
+            "from": "star_rag.code_tables.PAPER_VS_CODE",
+        }
+        for step, paper, code, evidence, kit in PAPER_VS_CODE
+    ]
+
+
 # ---------------------------------------------------------------------------------------------------
 # the decomposition
 

@@ -3,6 +3,7 @@ improved parse with the question-guided chain), both showing the first chain fac
 
 from __future__ import annotations
 
+from temporag.book_entry import BookEntry, Headline, Number, template_hits
 from temporag.registry import Contender, MethodEntry
 
 TECQA_FACTS = 20  # chain facts TECQA shows (the paper's "about 20"; the TECQA notebook's reader_facts)
@@ -34,5 +35,16 @@ ENTRY = MethodEntry(
     leaderboard=(
         Contender("TECQA (paper-faithful)", paper_faithful, k=TECQA_FACTS, order=30),
         Contender("TECQA (kit, improved)", kit_improved, k=TECQA_FACTS, order=31),
+    ),
+    book=BookEntry(
+        "TECQA: structure-guided temporal evidence chains",
+        Headline(
+            (
+                Number("tecqa", "chain/answer_recall", "evidence-chain answer recall (K=40, N=2)"),
+                template_hits("TECQA (paper-faithful)"),
+            ),
+            Number("tecqa", "table1/strict/Overall", "Hits@1, Table 1 Overall (Qwen3-8B reader)"),
+            Number("tecqa", "table1/strict/Overall", "reader Hits@1, strict"),
+        ),
     ),
 )

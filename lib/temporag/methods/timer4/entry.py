@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from temporag.book_entry import BookEntry, Headline, Number, template_hits
 from temporag.methods.timer4.params import PARAMETERS as TIMER4_PARAMETERS
 from temporag.registry import Contender, MethodEntry
 
@@ -77,9 +78,28 @@ def leaderboard_timer4(workspace):
     )
 
 
+def released_code() -> list[dict[str, str]]:
+    """The released code (both commits) as the kit reads it, one row per aspect."""
+    from temporag.methods.timer4.released import released_code_rows
+
+    return released_code_rows()
+
+
 ENTRY = MethodEntry(
     "timer4",
     "timer4",
     order=30,
     leaderboard=(Contender("TimeR4", leaderboard_timer4, order=20),),
+    book=BookEntry(
+        "TimeR4: time-aware retrieve, rewrite, retrieve and rerank",
+        Headline(
+            (
+                Number("timer4", "table5/TimeR4/recall@15", "answer recall@15 (LLM-free)"),
+                template_hits("TimeR4"),
+            ),
+            Number("timer4", "table3/whole/Overall", "Hits@1, Table 3 Overall (fine-tuned LLaMA2-7B reader)"),
+            Number("timer4", "table3/whole/Overall", "reader Hits@1, whole-output rule"),
+        ),
+    ),
+    released_code=released_code,
 )

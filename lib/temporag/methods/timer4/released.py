@@ -164,6 +164,20 @@ def paper_vs_code(effects: dict[str, str] | None = None):
     return pd.DataFrame(rows)
 
 
+def released_code_rows() -> list[dict[str, str]]:
+    """:data:`PAPER_VS_CODE` as rows of the leaderboard's paper vs released code vs kit table."""
+    return [
+        {
+            "aspect": r["aspect"],
+            "paper": r["paper"],
+            "released code (our reading)": r["released code"],
+            "kit": r["kit"],
+            "from": "timer4.released.PAPER_VS_CODE",
+        }
+        for r in PAPER_VS_CODE
+    ]
+
+
 def _golds(value) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [str(v) for v in value]
