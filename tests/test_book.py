@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from browser import browser_page
 
-from temporag.batch.book import HEADLINES, RESULTS_ONLY, build_book, image_outputs
+from temporag.batch.book import RESULTS_ONLY, build_book, image_outputs, pages
 from temporag.outputs import output_name
 from temporag.runner import available_notebooks, slim_notebook
 
@@ -26,21 +26,36 @@ def _metric(run: str, key: str) -> dict:
     return value if isinstance(value, dict) else {"value": value}
 
 
+def _front_rows() -> list:
+    return [p for p in pages() if p.headline is not None]
+
+
 def test_every_paper_has_a_declared_headline_of_recorded_numbers():
     papers = {output_name(n) for n in available_notebooks()} - {"leaderboard"}
-    assert {h.paper for h in HEADLINES} == papers
-    for h in HEADLINES:
+    assert [p.paper for p in _front_rows()] == ["tour", "tecqa", "star_rag", "timer4", "ia_rag", "sar"]
+    assert {p.paper for p in _front_rows()} == papers
+    for p in _front_rows():
+        h = p.headline
         for number in h.comparable:  # LLM-free: no reader, or the template reader
             m = _metric(number.run, number.metric)
-            assert isinstance(m["value"], float), (h.paper, number)
+            assert isinstance(m["value"], float), (p.paper, number)
             assert m.get("reader") is None or "template reader" in m["reader"], (
-                h.paper,
+                p.paper,
                 number,
                 m.get("reader"),
             )
-        assert isinstance(_metric(h.paper_number.run, h.paper_number.metric)["paper"], float), h.paper
+        assert isinstance(_metric(h.paper_number.run, h.paper_number.metric)["paper"], float), p.paper
         plumbing = _metric(h.plumbing.run, h.plumbing.metric)
-        assert "SmolLM2" in plumbing["reader"], (h.paper, plumbing)
+        assert "SmolLM2" in plumbing["reader"], (p.paper, plumbing)
+
+
+def test_pages_come_in_reading_order_with_their_declared_titles():
+    found = {p.paper: p for p in pages()}
+    assert list(found) == ["tour", "tecqa", "star_rag", "timer4", "ia_rag", "sar", "leaderboard"]
+    assert found["tour"].title == "Tour: MultiTQ and the semantic (Naive RAG) baseline"  # temporag.tour
+    assert found["leaderboard"].title == "Leaderboard: every method on one protocol"
+    assert found["leaderboard"].headline is None  # its pages are listed; no first-page row
+    assert found["sar"].title == "SAR: search, verify and answer"  # the method entry's
 
 
 def test_slim_notebook_cuts_long_text_and_keeps_figures(tmp_path):
@@ -146,6 +161,20 @@ def test_results_only_and_executed_pages_say_which(book):
     assert "Figures this run saved" in smoke and "smoke run" in smoke
 
 
+def test_paper_vs_code_sections_follow_the_reading_order(book):
+    from temporag.batch.book import Run, paper_vs_code_page
+
+    records = [{"method": m, "aspect": a} for m, a in [("timer4", "x"), ("other", "y"), ("tecqa", "z")]]
+    tables = {"paper_vs_code_vs_kit": {"caption": "c", "records": records + [records[0]]}}
+    run = Run("leaderboard", Path("."), None, {"tables": tables}, {})
+    heads = [c.source for c in paper_vs_code_page(run).cells if c.source.startswith("## ")]
+    assert heads == [
+        "## [TECQA: structure-guided temporal evidence chains](tecqa.html)",
+        "## [TimeR4: time-aware retrieve, rewrite, retrieve and rerank](timer4.html)",
+        "## [other](other.html)",  # a method the registry does not know: after, by name
+    ]
+
+
 def test_first_page_puts_the_comparable_number_beside_the_papers(book):
     site, _ = book
     errors: list[str] = []
@@ -159,7 +188,7 @@ def test_first_page_puts_the_comparable_number_beside_the_papers(book):
     assert "0.125 reader Hits@1" in star and "plumbing" in star
     sar = next(r for r in rows if r.startswith("SAR"))
     assert "0.873 template-reader Hits@1, offline policy" in sar and "paper 0.782" in sar
-    assert len(rows) == 1 + len(HEADLINES)
+    assert len(rows) == 1 + len(_front_rows())
 
 
 @pytest.mark.slow

@@ -106,6 +106,23 @@ def test_the_example_joins_the_leaderboard_smoke_run(installed, tmp_path, monkey
     assert 0 < data["metrics"]["leaderboard/BM25 baseline/template Hits@1 strict"]["value"] <= 1
 
 
+def test_without_a_headline_the_example_has_pages_but_no_first_page_row(installed):
+    from temporag.batch import book
+    from temporag.leaderboard.report import code_table
+
+    assert installed.book is None and installed.released_code is None
+    page = {p.paper: p for p in book.pages()}["bm25_baseline"]
+    assert (page.title, page.headline) == ("bm25_baseline", None)
+    names = ["tour", "sar", "bm25_baseline", "leaderboard"]
+    html = book.front_page({}, {}, names).cells[0].outputs[0]["data"]["text/html"]
+    table, listed = html.split("<h2>Pages</h2>")
+    assert table.count("<tr>") == 1 + 2  # the header, the tour's row and SAR's: none for the example
+    assert "bm25" not in table.lower()
+    assert "<a href='bm25_baseline.html'>bm25_baseline</a>" in listed
+    # a baseline that reproduces no paper has no rows in the paper vs released code table either
+    assert "bm25_baseline" not in set(code_table(REPO / "figures")["method"])
+
+
 # last in the module: the contract's workspace fixture points TEMPORAG_CACHE at a temporary folder
 # for the rest of the module, which the notebook runs above must not inherit
 def test_the_example_keeps_the_retrieval_contract(installed, workspace):  # noqa: F811

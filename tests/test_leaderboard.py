@@ -143,6 +143,10 @@ def test_code_table_is_gathered_from_the_packages_and_the_committed_runs(tmp_pat
     assert k["released code (our reading)"] == "no released code read by the kit"
     sar_k = table[(table.method == "sar") & (table.aspect == "K")].iloc[0]
     assert sar_k["kit"] == "figures/sar/results.json missing"
+    # the committed table's order: declared released-code readings, then KG methods, then document ones
+    assert list(dict.fromkeys(table.method)) == ["star_rag", "timer4", "tecqa", "sar", "ia_rag"]
+    star_k1 = table[(table.method == "star_rag") & (table.aspect == "K1")].iloc[0]
+    assert star_k1["released code (our reading)"] == "see this method's released-code rows"
 
 
 def test_the_leaderboards_own_profile_defaults_win_over_the_kits():
