@@ -311,8 +311,9 @@ def _folder_name(notebook: str) -> str:
     return notebook.split("_", 1)[1] if notebook[:2].isdigit() and "_" in notebook else notebook
 
 
-def _declared_in(modules: Iterable[str]) -> Parameters | None:
-    """``PARAMETERS`` of the first of ``modules`` that exists and declares them."""
+def declared_in(modules: Iterable[str], name: str = "PARAMETERS", kind: type = Parameters) -> Any:
+    """``name`` (an instance of ``kind``) of the first of ``modules`` that exists and declares it: how a
+    kit notebook's declarations (parameters, book entry) are found beside its code."""
     for module in modules:
         try:
             found = importlib.import_module(module)
@@ -320,8 +321,8 @@ def _declared_in(modules: Iterable[str]) -> Parameters | None:
             if exc.name is not None and module.startswith(exc.name):
                 continue  # no such module: try the next place
             raise
-        if isinstance(getattr(found, "PARAMETERS", None), Parameters):
-            return found.PARAMETERS
+        if isinstance(getattr(found, name, None), kind):
+            return getattr(found, name)
     return None
 
 
@@ -343,8 +344,8 @@ def declarations(notebook: str) -> Parameters | None:
     registered method (e.g. one installed by an entry point) was found in."""
     name = _folder_name(notebook)
     kit = (f"temporag.methods.{name}.params", f"temporag.{name}.params", f"temporag.{name}")
-    declared = _declared_in(kit)
+    declared = declared_in(kit)
     if declared is not None:
         return declared
     package = _registered_package(notebook) or _registered_package(name)
-    return _declared_in((f"{package}.params", package)) if package else None
+    return declared_in((f"{package}.params", package)) if package else None

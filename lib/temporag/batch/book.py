@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import html
-import importlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from temporag import registry
 from temporag.batch.index import TEMPLATES, _fmt, _read_json, changed_after_stamp, headline
 from temporag.book_entry import BookEntry, Headline, Number
 from temporag.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
+from temporag.params import declared_in
 from temporag.runner import reading_order
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
@@ -55,16 +55,7 @@ def book_declaration(notebook: str) -> BookEntry | None:
         if entry.notebook_name == notebook and entry.book is not None:
             return entry.book
     name = output_name(notebook)
-    for module in (f"temporag.{name}.params", f"temporag.{name}"):
-        try:
-            found = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and module.startswith(exc.name):
-                continue  # no such module: try the next place
-            raise
-        if isinstance(getattr(found, "BOOK", None), BookEntry):
-            return found.BOOK
-    return None
+    return declared_in((f"temporag.{name}.params", f"temporag.{name}"), "BOOK", BookEntry)
 
 
 def pages() -> list[Page]:
