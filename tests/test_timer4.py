@@ -339,6 +339,19 @@ def test_an_exact_search_store_ignores_the_ivf_cut(small):
     assert cut.agreement(q[None], 10) < 1.0 and exact.agreement(q[None], 10) == cut.agreement(q[None], 10)
 
 
+def test_retrieval_over_exact_stores_never_builds_the_ivf_index(small, exact_parser):
+    """An exhaustive store needs no FAISS index (a GPU box without FAISS runs runbooks/gpu_check.py)."""
+    sub, fks = small
+    exact = fks.exhaustive()
+    method = timer4.TimeR4(sub, exact, exact, parser=exact_parser, n=5, pool=50)
+    ids = method.retrieve(["Who visited Iraq in March 2008?"], progress=False).ids
+    assert len(ids[0]) == 5
+    assert "index" not in vars(exact) and "index" not in vars(fks)  # the cached_property never ran
+    indexed = timer4.TimeR4(sub, fks, fks, parser=exact_parser, n=5, pool=50)
+    indexed.retrieve(["Who visited Iraq in March 2008?"], progress=False)
+    assert "index" in vars(fks)
+
+
 def test_pipeline_with_a_fake_llm(kg, small, exact_parser):
     sub, fks = small
 
