@@ -53,12 +53,12 @@ def test_answered_mean_leaves_failed_calls_out():
 
 def test_ia_rag_reader_means_leave_failed_calls_out():
     """IA-RAG's Table 2 and Fig. 3 averaged a failed call's empty reply as accuracy 0."""
-    from temporag.methods.ia_rag import experiments as ex
     from temporag.methods.ia_rag.corpus import QA, Doc, chunk_documents
     from temporag.methods.ia_rag.extract import OfflineExtractor
     from temporag.methods.ia_rag.forest import build_forest
     from temporag.methods.ia_rag.graph import build_graph
-    from temporag.methods.ia_rag.retrieval import IAIndex
+    from temporag.methods.ia_rag.reader_tables import read_scores, reader_mean
+    from temporag.methods.ia_rag.retrieval import IARAG, IAIndex
 
     text = (
         "Karl Menger taught at the University of Amsterdam from 1925 to 1927. "
@@ -72,7 +72,7 @@ def test_ia_rag_reader_means_leave_failed_calls_out():
         def encode(self, texts, progress=False):
             return np.array([[1.0, 0.0]] * len(texts), dtype=np.float32)
 
-    method = ex.IARAG(IAIndex(graph, build_forest(graph)), Enc(), k1=0, k2=1)
+    method = IARAG(IAIndex(graph, build_forest(graph)), Enc(), k1=0, k2=1)
     asked = [
         QA(
             "q1",
@@ -88,10 +88,10 @@ def test_ia_rag_reader_means_leave_failed_calls_out():
         ),
     ]
     llm = fake_llm("['University of Amsterdam']", fail_when=lambda user: "in 1925?" in user)
-    scores = ex.read_scores(method, asked, llm, k=10)
+    scores = read_scores(method, asked, llm, k=10)
     assert scores["failed"].tolist() == [False, True]
-    assert ex.reader_mean(scores) == {"value": 1.0, "n": 2, "answered": 1, "failed": 1}  # not 0.5
-    assert ex.reader_mean(scores, "recall")["value"] == 1.0
+    assert reader_mean(scores) == {"value": 1.0, "n": 2, "answered": 1, "failed": 1}  # not 0.5
+    assert reader_mean(scores, "recall")["value"] == 1.0
 
 
 def _reads_with_failures(questions, failing):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from temporag.methods.ia_rag import experiments
+from temporag.methods.ia_rag import build_tables, experiments, retrieval_tables, setups
 from temporag.results import Results
 
 
@@ -34,16 +34,14 @@ def _scores(accuracy, recall, failed, prompt_tokens=(100.0, 200.0, 300.0)) -> di
 
 
 def test_smoke_data_keeps_the_sampled_questions_documents_plus_distractors(shared_data):
-    loaded, files = experiments.load_datasets(
-        ["ComplexTR"], None, 4, np.random.default_rng(0), smoke_extra=2
-    )
+    loaded, files = experiments.load_datasets(["ComplexTR"], None, 4, np.random.default_rng(0), smoke_extra=2)
     docs, selected, total = loaded["ComplexTR"]
     again, _ = experiments.load_datasets(["ComplexTR"], None, 4, np.random.default_rng(0), smoke_extra=2)
     assert [q.quid for q in selected] == [q.quid for q in again["ComplexTR"][1]]  # seeded
     assert len(selected) == 4 and total > 4 and files
     gold = {i for q in selected for i in q.gold_docs}
     assert gold <= {d.doc_id for d in docs}
-    assert len(docs) == len(experiments.documents_for(selected, docs, 0, np.random.default_rng(0))) + 2
+    assert len(docs) == len(setups.documents_for(selected, docs, 0, np.random.default_rng(0))) + 2
     table = experiments.data_table(loaded)
     assert table.to_dict("records") == [
         {"dataset": "ComplexTR", "documents": len(docs), "questions (selected)": 4, "questions (all)": total}
@@ -70,7 +68,12 @@ def test_table2_rows_come_vanilla_first_and_leave_failed_calls_out(results):
     assert ia_rag["paper"] == pytest.approx(0.6595) and ia_rag["reader"] == "tiny-reader"
     points = experiments.accuracy_tokens(reads)
     assert points.to_dict("records")[0] == {
-        "dataset": "ComplexTR", "method": "IA-RAG", "accuracy": 0.5, "tokens": 150.0, "n": 3, "failed": 1
+        "dataset": "ComplexTR",
+        "method": "IA-RAG",
+        "accuracy": 0.5,
+        "tokens": 150.0,
+        "n": 3,
+        "failed": 1,
     }
     assert points.method.tolist() == ["IA-RAG", "Vanilla RAG"]
 
@@ -78,12 +81,27 @@ def test_table2_rows_come_vanilla_first_and_leave_failed_calls_out(results):
 def test_recorded_keys_name_the_columns_they_read(results):
     budget = f"recall @{experiments.ABLATION_BUDGET}"
     ablation = pd.DataFrame(
-        [{"dataset": "TimeQA", "variant": "w/o IA", budget: 0.25, "union recall": 0.5,
-          "union tokens": 640.0, "union units": 12.0}]
+        [
+            {
+                "dataset": "TimeQA",
+                "variant": "w/o IA",
+                budget: 0.25,
+                "union recall": 0.5,
+                "union tokens": 640.0,
+                "union units": 12.0,
+            }
+        ]
     )
     coverage = pd.DataFrame(
-        [{"dataset": "TimeQA", "questions with a gold document": 8, "answer in the gold text": 1.0,
-          "unit coverage before": 0.906, "unit coverage": 0.875}]
+        [
+            {
+                "dataset": "TimeQA",
+                "questions with a gold document": 8,
+                "answer in the gold text": 1.0,
+                "unit coverage before": 0.906,
+                "unit coverage": 0.875,
+            }
+        ]
     )
     experiments.record_ablations(results, ablation, "ablation")
     experiments.record_sensitivity(results, ablation.assign(variant="MEU=5"))
@@ -111,8 +129,10 @@ def test_budget_verdict_names_the_best_raw_text_baseline():
         + [{"dataset": "ComplexTR", "method": "IA-RAG (calibrated)", "budget": 400, "recall": 0.0}]
     )
     trails, beats = experiments.budget_verdicts(curves, ["TimeQA", "ComplexTR"])
-    assert trails.startswith("TimeQA: IA-RAG still trails Vanilla RAG at 800 tokens (0.500 vs Vanilla RAG "
-                             "(200-token windows) 0.750). The same units by plain cosine reach 0.875")
+    assert trails.startswith(
+        "TimeQA: IA-RAG still trails Vanilla RAG at 800 tokens (0.500 vs Vanilla RAG "
+        "(200-token windows) 0.750). The same units by plain cosine reach 0.875"
+    )
     assert beats == "ComplexTR: IA-RAG matches or beats Vanilla RAG at 800 tokens (0.750 vs 0.500)."
 
 
@@ -123,13 +143,66 @@ def test_tightening_example_is_the_first_narrowing_with_evidence():
         {"unit": 1, "old": [10, 90], "new": [20, 30], "evidence": [2, 3, 4, 5]},
     ]
     build = SimpleNamespace(changes=changes, index=SimpleNamespace(graph=SimpleNamespace(units=units)))
-    setups = {"TimeQA": SimpleNamespace(build=SimpleNamespace(changes=[])),
-              "ComplexTR": SimpleNamespace(build=build)}
-    assert experiments.tightening_example(setups) == [
+    by_dataset = {
+        "TimeQA": SimpleNamespace(build=SimpleNamespace(changes=[])),
+        "ComplexTR": SimpleNamespace(build=build),
+    }
+    assert experiments.tightening_example(by_dataset) == [
         "narrowed: unit 1 ",
         "  days before: [10, 90] after: [20, 30]",
         "  evidence: unit 2",
         "  evidence: unit 3",
         "  evidence: unit 4",
     ]
-    assert experiments.tightening_example({"TimeQA": setups["TimeQA"]}) == []
+    assert experiments.tightening_example({"TimeQA": by_dataset["TimeQA"]}) == []
+
+
+def test_tightening_row_counts_intervals_wider_than_extracted():
+    def unit(key, start, end):
+        return SimpleNamespace(key=key, t_start=start, t_end=end)
+
+    raw = [unit("a", 10, 20), unit("b", None, 50), unit("c", 5, None), unit("d", 1, 2), unit("f", None, 9)]
+    tightened = [
+        unit("a", 12, 18),  # narrowed
+        unit("b", 30, 50),  # an open start closed: narrower
+        unit("f", 3, 9),  # the same
+        unit("c", 4, None),  # starts a day earlier: wider
+        unit("d", None, 2),  # start forgotten: wider
+        unit("merged", 0, 99),  # not an extracted unit: not compared
+    ]
+    stats = {
+        "graph_before_tightening": {"fuzzy_ieus": 3},
+        "tightened": 2,
+        "flags_cleared": 1,
+        "graph": {"fuzzy_ieus": 2},
+    }
+    build = SimpleNamespace(
+        raw_units=raw, stats=stats, index=SimpleNamespace(graph=SimpleNamespace(units=tightened))
+    )
+    assert build_tables.tightening_row("TimeQA", "calibrated", build) == {
+        "dataset": "TimeQA",
+        "build": "calibrated",
+        "fuzzy before": 3,
+        "narrowed": 2,
+        "flags cleared": 1,
+        "fuzzy after": 2,
+        "widened (must be 0)": 2,
+    }
+
+
+def test_reasoning_groups_split_complextr_recall_by_group():
+    recall = {"recall": np.array([1.0, 0.0, 0.5, 1.0])}
+    scores = {"ComplexTR": {"IA-RAG": recall, "Vanilla RAG (chunks, top-2)": recall}, "TimeQA": {}}
+    labels = {"ComplexTR": ["T1", "T2", "T3", "T5"]}  # no Relative question
+    table = retrieval_tables.reasoning_groups(scores, labels, ["Vanilla RAG (chunks, top-2)", "IA-RAG"])
+    assert list(table.columns) == [
+        "method",
+        "Explicit",
+        "Relative",
+        "Compositional",
+        "Overall",
+        "paper row (accuracy)",
+    ]
+    assert table.Explicit.tolist() == [0.5, 0.5] and table.Compositional.tolist() == [0.75, 0.75]
+    assert table.Relative.isna().all() and table.Overall.tolist() == [0.625, 0.625]
+    assert table["paper row (accuracy)"].tolist() == ["Vanilla RAG", "IA-RAG"]  # TimeQA has no row

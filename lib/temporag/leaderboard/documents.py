@@ -3,8 +3,9 @@
 MultiTQ's template reader does not apply to documents, so this part of the leaderboard has the
 LLM-free retrieval recall (every gold answer contained in the retrieved text, DyG-RAG's rule), the
 context's cl100k tokens, retrieval latency, and DyG-RAG's token-level reader accuracy on a small seeded
-sample — all through IA-RAG's own experiment steps (:mod:`temporag.methods.ia_rag.experiments`), with the
-same MiniLM encoder as the MultiTQ methods and the paper's K1 / K2.
+sample — all through IA-RAG's own notebook steps (:mod:`temporag.methods.ia_rag.setups` and
+:mod:`~temporag.methods.ia_rag.reader_tables`), with the same MiniLM encoder as the MultiTQ methods and
+the paper's K1 / K2.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import pandas as pd
 
 from temporag import evaluate
 from temporag.methods.ia_rag import corpus
-from temporag.methods.ia_rag import experiments as ex
+from temporag.methods.ia_rag.reader_tables import read_scores, reader_mean
+from temporag.methods.ia_rag.retrieval import score_retrieval
+from temporag.methods.ia_rag.setups import documents_for
+from temporag.methods.ia_rag.setups import prepare as prepare_setup
 from temporag.sampling import stratified_sample
 
 VANILLA_CHUNKS = 2  # chunks Vanilla RAG shows (the IA-RAG notebook's default)
@@ -34,8 +38,8 @@ def prepare(datasets: Sequence[str], sample_size: int | None, encoder, seed: int
         docs, qas, _ = corpus.load(ds)
         qs = stratified_sample(qas, sample_size, rng)
         if smoke:
-            docs = ex.documents_for(qs, docs, 3, rng)
-        setups[ds] = ex.prepare(ds, docs, qs, encoder, progress=False)
+            docs = documents_for(qs, docs, 3, rng)
+        setups[ds] = prepare_setup(ds, docs, qs, encoder, progress=False)
     return setups
 
 
@@ -52,7 +56,7 @@ def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
         sample = stratified_sample(setup.questions, reader_sample, np.random.default_rng(seed + 1))
         for name, (method, k) in methods_of(setup).items():
             k_shown = k if k is not None else IA_UNITS[profile]
-            found = ex.score(method, setup.questions, k_shown)
+            found = score_retrieval(method, setup.questions, k_shown)
             low, high = evaluate.bootstrap_ci(found["recall"], seed=seed)
             latency = evaluate.latency_summary(found["latency_s"])
             row = {
@@ -67,14 +71,14 @@ def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
                 "retrieval p95 ms": latency["p95_ms"],
             }
             if llm is not None and sample:
-                read = ex.read_scores(method, sample, llm, k=k_shown)
+                read = read_scores(method, sample, llm, k=k_shown)
                 records = read["records"]
-                accuracy = ex.reader_mean(read, "accuracy")  # failed calls left out, counted
+                accuracy = reader_mean(read, "accuracy")  # failed calls left out, counted
                 row.update(
                     {
                         "reader n": len(sample),
                         "reader accuracy": accuracy["value"],
-                        "reader recall": ex.reader_mean(read, "recall")["value"],
+                        "reader recall": reader_mean(read, "recall")["value"],
                         "reader failed": accuracy["failed"],
                         "LLM calls / question": float(np.mean([r.llm_calls for r in records])),
                         "reader tokens / question": float(

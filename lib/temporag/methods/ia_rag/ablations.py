@@ -1,0 +1,106 @@
+"""Tables 3, 4, 7 and 8 on the builds: IA-RAG's ablations and settings, each compared at an equal token
+budget (:mod:`.budget`) and over its whole union, with no reader involved."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from temporag.methods.ia_rag import build_index
+from temporag.methods.ia_rag.budget import recall_at_budgets
+from temporag.methods.ia_rag.corpus import QA
+from temporag.methods.ia_rag.retrieval import IARAG, score_retrieval
+from temporag.methods.ia_rag.setups import CALIBRATED, UNION_K, Setup
+
+ABLATION_BUDGET = 800  # cl100k tokens every ablation is compared at
+
+
+def variants(setup: Setup, build_kw: Mapping, k2: int, options: Mapping | None = None) -> dict[str, IARAG]:
+    """Tables 3 and 4: IA-RAG and its ablations with the same retrieval ``options`` (w/o Tight. needs
+    a build without tightening; the build's τ_sem is kept)."""
+    options = dict(options or {})
+    tau = setup.build.stats.get("tau", build_kw.get("tau"))
+    untight = build_index(setup.docs, setup.encoder, **{**build_kw, "tau": tau, "tightening": "none"})
+    out = {
+        "IA-RAG": setup.ia_rag(k2=k2, **options),
+        "w/o IA": setup.ia_rag(k2=k2, traversal="none", **options),
+        "w/o Tight.": IARAG(untight.index, setup.encoder, k1=setup.k1, k2=k2, **options),
+        "w/o Hier.": setup.ia_rag(k2=k2, hierarchy=False, **options),
+        "w/All": setup.ia_rag(k2=k2, traversal="all", **options),
+        "w/Top-5": setup.ia_rag(k2=k2, traversal="top5", **options),
+    }
+    if options.get("meus") == "narrow":
+        out["MEU lines instead of narrowing"] = setup.ia_rag(k2=k2, **{**options, "meus": "lines"})
+    if options.get("order") == "window":
+        out["seeds first instead of window ranking"] = setup.ia_rag(k2=k2, **{**options, "order": "seeds"})
+    return out
+
+
+def budget_and_union(method, questions: Sequence[QA], budget: int = ABLATION_BUDGET) -> dict[str, float]:
+    """Recall at an equal token budget and of the whole union (with the union's size)."""
+    at = recall_at_budgets(method, questions, (budget,), UNION_K)[budget]
+    whole = score_retrieval(method, questions, UNION_K)
+    return {
+        f"recall @{budget}": float(at["recall"].mean()),
+        "union recall": float(whole["recall"].mean()),
+        "union tokens": float(whole["tokens"].mean()),
+        "union units": float(whole["units"].mean()),
+    }
+
+
+def ablations(
+    setups: Mapping[str, Setup], build_kw: Mapping, k2: int, options: Mapping | None = None
+) -> pd.DataFrame:
+    """Every Table 3 / 4 variant, compared at :data:`ABLATION_BUDGET` tokens and over the whole union;
+    ``options`` are the retrieval's (default :data:`CALIBRATED`; ``{}`` for the paper reading)."""
+    options = CALIBRATED if options is None else options
+    rows = []
+    for dataset, setup in setups.items():
+        for name, method in variants(setup, build_kw, k2, options).items():
+            rows.append({"dataset": dataset, "variant": name, **budget_and_union(method, setup.questions)})
+    return pd.DataFrame(rows)
+
+
+def record_ablations(results, ablation: pd.DataFrame, prefix: str) -> None:
+    """``<prefix>/<data set>/<variant>``: recall at :data:`ABLATION_BUDGET` tokens, with the whole
+    union's recall and tokens."""
+    for row in ablation.to_dict("records"):
+        results.metric(
+            f"{prefix}/{row['dataset']}/{row['variant']}",
+            float(row[f"recall @{ABLATION_BUDGET}"]),
+            union_recall=float(row["union recall"]),
+            union_tokens=float(row["union tokens"]),
+        )
+
+
+def depth_and_meus(
+    tuned: Mapping[str, Setup],
+    build_kw: Mapping,
+    k2: int,
+    depths: Sequence[int] = (0, 4, 6, 10),
+    meu_counts: Sequence[int] = (5, 10, 15, 20, 40),
+) -> pd.DataFrame:
+    """Tables 7 and 8 on the calibrated graph: MAX_LEVELS (a build each) and K1 retrieved MEUs."""
+    rows = []
+    for dataset, setup in tuned.items():
+        tau = setup.build.stats["tau"]
+        for levels in depths:
+            build = build_index(setup.docs, setup.encoder, **{**build_kw, "tau": tau, "max_levels": levels})
+            method = IARAG(build.index, setup.encoder, k1=setup.k1, k2=k2, **CALIBRATED)
+            found = budget_and_union(method, setup.questions)
+            rows.append({"dataset": dataset, "table": "Table 7", "variant": f"MAX_LEVELS={levels}", **found})
+        for k1 in meu_counts:
+            found = budget_and_union(setup.ia_rag(k1=k1, k2=k2, **CALIBRATED), setup.questions)
+            rows.append({"dataset": dataset, "table": "Table 8", "variant": f"MEU={k1}", **found})
+    return pd.DataFrame(rows)
+
+
+def record_sensitivity(results, sensitivity: pd.DataFrame) -> None:
+    """``sensitivity/<data set>/<setting>``: recall at :data:`ABLATION_BUDGET` tokens and of the union."""
+    for row in sensitivity.to_dict("records"):
+        results.metric(
+            f"sensitivity/{row['dataset']}/{row['variant']}",
+            float(row[f"recall @{ABLATION_BUDGET}"]),
+            union_recall=float(row["union recall"]),
+        )
