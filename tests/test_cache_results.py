@@ -89,6 +89,31 @@ def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache, mon
     assert "../shared/x.txt" in (out / "t.csv").read_text()
 
 
+def test_results_record_the_data_folder_relative_to_the_checkout(tmp_path, tmp_cache, monkeypatch):
+    """A run from a git worktree two levels below the shared data records it as ../../shared/data however
+    TEMPORAG_DATA spells it (relative from elsewhere, absolute, with ..), one beside it as ../shared/data."""
+    from temporag.config import get_settings
+    from temporag.results import repo_relative
+
+    project = tmp_path / "project"
+    worktree, main = project / "wt" / "paper-run", project / "main"
+    data = project / "shared" / "data"
+    monkeypatch.chdir(tmp_path)  # a relative setting is read against the working folder
+    spellings = {
+        worktree: [worktree / ".." / ".." / "shared" / "data", data, "project/shared/data"],
+        main: [data],
+    }
+    for i, (checkout, spelled) in enumerate((c, s) for c, ss in spellings.items() for s in ss):
+        monkeypatch.setattr("temporag.results.REPO_ROOT", checkout)
+        out = tmp_path / f"out{i}"
+        Results("demo", {}, out_dir=out, settings=get_settings(data_dir=spelled))
+        recorded = json.loads((out / "results.json").read_text())["settings"]["data_dir"]
+        assert recorded == ("../../shared/data" if checkout == worktree else "../shared/data"), spelled
+    assert repo_relative(main / "data", root=main) == "data"  # inside the checkout
+    far = tmp_path / "elsewhere"  # three levels above a checkout is no longer "near": kept absolute
+    assert repo_relative(far, root=worktree / "sub") == str(far)
+
+
 def test_compare_records_the_row_and_extra_context(tmp_path, tmp_cache):
     from temporag.reported import PaperRef
 

