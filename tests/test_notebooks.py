@@ -355,17 +355,16 @@ def test_notebook_smoke(path, tmp_path, shared_data, monkeypatch):
 
 
 def _run_smoke(path, tmp_path, backend: str) -> dict:
-    import papermill as pm
+    from temporag.runner import run_notebook
 
     out_dir = tmp_path / "out"
-    executed = tmp_path / path.name
-    pm.execute_notebook(
-        str(path),
-        str(executed),
-        parameters={"profile": "smoke", "output_dir": str(out_dir)},
-        cwd=str(path.parent),
-        progress_bar=False,
+    # through the runner, as `temporag reproduce` runs it: the executed notebook is the one a run keeps
+    outcome = run_notebook(
+        path.stem, {"profile": "smoke", "output_dir": str(out_dir)}, notebook_dir=path.parent, force=True
     )
+    assert outcome.status == "ok", outcome.error or outcome.note
+    executed = out_dir / path.name
+    _check_no_machine_paths(executed.read_text(encoding="utf-8"))
     nb = nbformat.read(executed, as_version=4)
     errors = [
         o
@@ -395,6 +394,29 @@ def _run_smoke(path, tmp_path, backend: str) -> dict:
     if backend == "torch" and path.stem in CHECKS:
         CHECKS[path.stem](data)
     return data
+
+
+def _check_no_machine_paths(text: str) -> None:
+    """An executed notebook (outputs and metadata) names no folder of this machine: not the checkout, the
+    cache, the data folder, the Python environment's packages or the home (runner.portable_notebook)."""
+    import re
+    import sysconfig
+
+    from temporag.config import REPO_ROOT, get_settings
+
+    settings = get_settings()
+    folders = {
+        "the checkout": REPO_ROOT,
+        "the cache": settings.cache_dir,
+        "the data folder": settings.data_dir,
+        "site-packages": Path(sysconfig.get_paths()["purelib"]),
+        "the home": Path.home(),
+    }
+    for what, folder in folders.items():
+        found = re.search(re.escape(str(folder)) + r"(?![\w-])", text)
+        assert not found, (
+            f"the executed notebook shows {what}: …{text[found.start() - 80 : found.end() + 80]}…"
+        )
 
 
 @pytest.mark.notebook
