@@ -183,3 +183,5 @@ def test_an_executed_notebook_keeps_no_machine_path(tmp_path):
         "see ./runbooks/laptop-cpu.md and ~/notes; results → ./figures/tecqa\n"
     )
     assert shown["data"] == {"text/plain": "'./x'", "image/png": "iVBO"}
+    again = json.loads(json.dumps(nb))
+    assert portable_notebook(again, final, get_settings(cache_dir=cache, data_dir=data)) == nb  # done once

@@ -490,7 +490,8 @@ def portable_notebook(nb: dict, final_dir: Path, settings: Settings | None = Non
     roots = [r for r in {REPO_ROOT, ran_in} if r is not None]
     final_dir = Path(final_dir)
     final = _repo_relative(final_dir, roots, settings)
-    written_to = parameters.get("output_dir")  # the staging folder the kernel wrote into
+    written_to = parameters.get("output_dir")  # the staging folder the kernel wrote into, absolute
+    written_to = written_to if written_to and Path(written_to).is_absolute() else None  # (done already)
     final_text = _path_rewriter(roots, settings, {})(str(final_dir))  # ./figures/tecqa in a text
     rewrite = _path_rewriter(roots, settings, {written_to: final_text} if written_to else {})
     if papermill.get("input_path"):
@@ -550,7 +551,7 @@ def _path_rewriter(roots: list[Path], settings: Settings, exact: dict[str, str])
 
     def name(folder, short: str) -> None:
         for form in (os.path.normpath(str(folder)), str(Path(folder).resolve())):
-            if form not in ("/", ".") and form not in names:
+            if form != "/" and os.path.isabs(form) and form not in names:  # never a relative path
                 names[form] = short
 
     for folder, short in exact.items():
