@@ -11,7 +11,8 @@ whose fingerprint of the inputs (notebook source, parameters, library source, da
 unchanged and whose list of files (sha256 of each) still matches the folder — a folder another run or a
 hand changed after publishing is run again; ``force`` re-runs.  Output folders: see
 :mod:`temporag.outputs` (the committed paper run in ``figures/<paper>/``, every other run under
-``runs/``, or ``-p output_dir=...``); one run writes a folder at a time.
+``runs/``, or ``-p output_dir=...``); one run writes a folder at a time.  The executed notebook a run
+leaves names no folder of the machine it ran on (:func:`portable_notebook`).
 """
 
 from __future__ import annotations
