@@ -14,8 +14,9 @@ import pytest
 from browser import browser_page
 
 from temporag.batch.book import RESULTS_ONLY, build_book, image_outputs, pages
+from temporag.executed import slim_notebook
 from temporag.outputs import output_name
-from temporag.runner import available_notebooks, slim_notebook
+from temporag.runner import available_notebooks
 
 REPO = Path(__file__).resolve().parents[1]
 FIGURES = REPO / "figures"
@@ -196,7 +197,8 @@ def test_a_committed_run_keeps_its_executed_notebook_small(tmp_path):
     """The paper-profile run's executed notebook stays beside its figures (git keeps it), long text cut."""
     import subprocess
 
-    from temporag.runner import MAX_TEXT_OUTPUT, run_notebook
+    from temporag.executed import MAX_TEXT_OUTPUT
+    from temporag.runner import run_notebook
 
     nbs = tmp_path / "notebooks"
     nbs.mkdir()

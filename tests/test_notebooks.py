@@ -398,7 +398,7 @@ def _run_smoke(path, tmp_path, backend: str) -> dict:
 
 def _check_no_machine_paths(text: str) -> None:
     """An executed notebook (outputs and metadata) names no folder of this machine: not the checkout, the
-    cache, the data folder, the Python environment's packages or the home (runner.portable_notebook)."""
+    cache, the data folder, the Python environment's packages or the home (executed.portable_notebook)."""
     import re
     import sysconfig
 

@@ -8,7 +8,8 @@ import nbformat
 import pytest
 
 from temporag import cli
-from temporag.runner import available_notebooks, output_name, portable_notebook, reproduce
+from temporag.executed import portable_notebook
+from temporag.runner import available_notebooks, output_name, reproduce
 
 
 def _notebook(path, body: str) -> None:
