@@ -7,6 +7,7 @@ when the papers are available, see ``PAPERS_DIR``).
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import re
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from temporag import reported as rp
-from temporag.reported import PAPERS, REPORTED, Reported, as_frame, lookup, reported
+from temporag.reported import PAPERS, REPORTED, Reported, as_frame, lookup, reported, sources
 
 PAPERS_DIR = Path(
     os.environ.get("TEMPORAG_PAPERS", Path(__file__).resolve().parents[2] / "shared" / "papers")
@@ -339,6 +340,35 @@ def test_as_frame_shapes() -> None:
     everything = as_frame("sar")
     assert everything.index.names == ["source", "row"]
     assert everything.loc[("Table 2", "SAR"), ("MultiTQ", "Overall")] == 0.782
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_each_paper_module_holds_its_own_tables_and_each_table_loads(paper: str) -> None:
+    records = importlib.import_module(f"temporag.reported.{paper}").RECORDS
+    assert records and {r.paper for r in records} == {paper}
+    assert [r for r in REPORTED if r.paper == paper] == records
+    for source in sources(paper):
+        assert as_frame(paper, source).notna().sum().sum() == len(reported(paper, source)), source
+
+
+def test_a_registered_paper_method_finds_its_printed_numbers_by_its_name() -> None:
+    from temporag import registry
+
+    assert {e.name for e in registry.entries() if e.paper} == set(PAPERS)
+
+
+def test_headline_rows_are_exact() -> None:
+    tecqa = as_frame("tecqa", "Table 1").loc["TECQA", "MultiTQ"]  # Hits@1 on the full test set
+    assert tecqa.to_dict() == {
+        "Overall": 0.811,
+        "Single": 0.889,
+        "Multiple": 0.616,
+        "Entity": 0.753,
+        "Time": 0.939,
+    }
+    ia_rag = as_frame("ia_rag", "Table 2").loc["IA-RAG"]
+    assert ia_rag.tolist() == [0.6172, 0.6925, 0.8021, 0.8964, 0.6595, 0.7742]
+    assert list(ia_rag.index.get_level_values("dataset").unique()) == ["TimeQA", "TempReason", "ComplexTR"]
 
 
 # ---------------------------------------------------------------------------------------------
