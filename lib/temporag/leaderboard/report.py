@@ -285,7 +285,7 @@ def headline_table(
 
 # -- paper vs released code vs kit ----------------------------------------------------------------
 
-#: a paper's printed hyper-parameter (reported.py column) → the parameter its notebook records
+#: a paper's printed hyper-parameter (a temporag.reported column) → the parameter its notebook records
 KIT_PARAMETER = {
     ("tecqa", "K"): "K",
     ("tecqa", "N"): "N",
