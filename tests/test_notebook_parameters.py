@@ -19,8 +19,6 @@ from temporag.params import KIT, declarations
 
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
 NAMES = [p.stem for p in NOTEBOOKS]
-#: parameters a committed run recorded under an older name (SAR's agent sample is its reader sample)
-RENAMED = {"sar": {"agent_sample": "reader_sample"}}
 
 
 def _parameters_cell(path) -> str:
@@ -100,8 +98,6 @@ def test_paper_profile_resolves_to_the_committed_parameters(name, questions, mon
     monkeypatch.delenv("TEMPORAG_LLM_BASE_URL", raising=False)
     folder = output_name(name)
     committed = json.loads((REPO_ROOT / "figures" / folder / "results.json").read_text())["parameters"]
-    for old, new in RENAMED.get(name, {}).items():
-        assert committed.pop(old) == committed[new]
     resolved = declarations(name).resolve({"profile": "paper"}, get_settings())
     assert set(resolved) == set(committed)
     assert resolved["output_dir"] is None and committed["output_dir"] == f"./figures/{folder}"
