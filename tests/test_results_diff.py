@@ -120,3 +120,10 @@ def test_cli_exit_codes_and_listing(tmp_path, capsys):
 def test_tolerance_is_relative(tolerance, differs):
     new = _changed(**{"metrics.subgraph/size_median": 131.1})
     assert bool(diff(RUN, new, rel_tol=tolerance)) is differs
+
+
+def test_default_tolerance_accepts_float32_noise_and_flags_one_question():
+    noise = _changed(**{"metrics.chain/answer_recall.value": 0.9433962264150944 * (1 + 8e-8)})
+    assert diff(RUN, noise) == []  # a cosine's 8th digit under other BLAS threads
+    one_more = _changed(**{"metrics.chain/answer_recall.value": (900 + 1) / 954})
+    assert [d.path for d in diff(RUN, one_more)] == ["metrics/chain/answer_recall/value"]

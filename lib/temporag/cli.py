@@ -386,7 +386,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rdiff.add_argument("old", help="results.json of the reference run")
     rdiff.add_argument("new", help="results.json of the run to check")
-    rdiff.add_argument("--tolerance", type=float, default=1e-9, help="relative tolerance for floats")
+    rdiff.add_argument(
+        "--tolerance", type=float, default=1e-6, help="relative tolerance for floats (default: float32 noise)"
+    )
     rdiff.add_argument("--ignore", action="append", metavar="REGEX", help="skip paths matching (repeatable)")
     rdiff.add_argument(
         "--ignore-added", action="store_true", help="accept values only the new run has (new metrics/context)"
