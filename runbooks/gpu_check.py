@@ -12,7 +12,7 @@ Three measurements on the device torch sees (TEMPORAG_DEVICE), each printed and 
   rewritten questions, no rerank) on the shared MultiTQ questions, beside the CPU run's committed
   numbers (figures/timer4/recall15_before_after.csv).
 
-    TEMPORAG_DEVICE=cpu  python runbooks/gpu_check.py --make-reference ref.npz   # on the CPU
+    python runbooks/gpu_check.py --make-reference ref.npz                        # always on the CPU
     TEMPORAG_DEVICE=cuda python runbooks/gpu_check.py OUT --reference ref.npz    # on the GPU box
 
 Point TEMPORAG_CACHE at an empty folder on the GPU box so that nothing comes from the CPU's cache.
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from temporag.config import get_settings
 from temporag.data import multitq
 from temporag.embed import Encoder
 from temporag.methods import timer4
@@ -41,9 +42,10 @@ CPU_RECALL = Path(__file__).resolve().parents[1] / "figures/timer4/recall15_befo
 
 
 def make_reference(path: Path) -> None:
-    """The CPU's vectors for every REFERENCE_STEP-th fact text, with the device and model they came from."""
+    """The CPU's vectors for every REFERENCE_STEP-th fact text, with the model they came from (on the CPU
+    whatever TEMPORAG_DEVICE says: a GPU box can make its own reference)."""
     kg = multitq.load_kg()
-    encoder = Encoder()
+    encoder = Encoder(get_settings(device="cpu"))
     rows = np.arange(0, kg.n_triples, REFERENCE_STEP)
     texts = kg.triple_texts()
     vectors = encoder.encode([texts[i] for i in rows], progress=False)

@@ -20,15 +20,17 @@ def gpu_check():
 
 
 def test_reference_holds_the_cpu_vectors_of_every_nth_fact_text(gpu_check, kg, tmp_path, monkeypatch):
+    from temporag.config import get_settings
     from temporag.embed import Encoder
 
+    monkeypatch.setenv("TEMPORAG_DEVICE", "auto")  # the GPU on a GPU box: the reference stays on the CPU
     monkeypatch.setattr(gpu_check, "REFERENCE_STEP", 40_000)  # 5 rows instead of 504
     gpu_check.make_reference(tmp_path / "ref.npz")
     ref = np.load(tmp_path / "ref.npz")
     assert ref["rows"].tolist() == [0, 40_000, 80_000, 120_000, 160_000]
     assert str(ref["device"]) == "cpu"
     texts = kg.triple_texts()
-    expected = Encoder().encode([texts[i] for i in ref["rows"]], progress=False)
+    expected = Encoder(get_settings(device="cpu")).encode([texts[i] for i in ref["rows"]], progress=False)
     assert np.einsum("ij,ij->i", ref["vectors"], expected).min() > 0.99999
 
 
