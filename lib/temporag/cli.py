@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from temporag import __version__
+
 
 def _parse_param(text: str) -> tuple[str, object]:
     if "=" not in text:
@@ -28,8 +30,8 @@ INTERRUPTED = (
 
 
 def _cmd_reproduce(args) -> int:
-    from temporag import batch, runner
-    from temporag.batch.grid import GridError, expand
+    from temporag import batch, runner  # lazy: keeps `temporag --help` fast
+    from temporag.batch.grid import GridError, expand  # lazy: keeps `temporag --help` fast
 
     notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
@@ -85,8 +87,8 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from temporag import runner
-    from temporag.params import declarations
+    from temporag import runner  # lazy: keeps `temporag --help` fast
+    from temporag.params import declarations  # lazy: keeps `temporag --help` fast
 
     for name in runner.available_notebooks():
         declared = declarations(name)
@@ -97,7 +99,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_warm(args) -> int:
-    from temporag.warm import warm_multitq
+    from temporag.warm import warm_multitq  # lazy: keeps `temporag --help` fast
 
     seconds = warm_multitq(profile=args.profile)
     print("warm: " + ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items()))
@@ -105,8 +107,8 @@ def _cmd_warm(args) -> int:
 
 
 def _cmd_index(args) -> int:
-    from temporag import runner
-    from temporag.batch.index import build_index
+    from temporag import runner  # lazy: keeps `temporag --help` fast
+    from temporag.batch.index import build_index  # lazy: keeps `temporag --help` fast
 
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
     out = Path(args.out).resolve() if args.out else runs_dir / "index"
@@ -116,8 +118,8 @@ def _cmd_index(args) -> int:
 
 
 def _cmd_book(args) -> int:
-    from temporag import runner
-    from temporag.batch.book import build_book, summary
+    from temporag import runner  # lazy: keeps `temporag --help` fast
+    from temporag.batch.book import build_book, summary  # lazy: keeps `temporag --help` fast
 
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
     out = Path(args.out).resolve() if args.out else runs_dir / "book"
@@ -126,8 +128,8 @@ def _cmd_book(args) -> int:
 
 
 def _cmd_cache(args) -> int:
-    from temporag.batch.cachesync import merge_cache_dirs
-    from temporag.config import get_settings
+    from temporag.batch.cachesync import merge_cache_dirs  # lazy: keeps `temporag --help` fast
+    from temporag.config import get_settings  # lazy: keeps `temporag --help` fast
 
     into = Path(args.into).expanduser() if args.into else get_settings().cache_dir
     for source in args.source:
@@ -180,8 +182,8 @@ def _batch_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _print_checks(results) -> int:
-    from temporag.data import fetch as fetch_mod
-    from temporag.data import registry
+    from temporag.data import fetch as fetch_mod  # lazy: keeps `temporag --help` fast
+    from temporag.data import registry  # lazy: keeps `temporag --help` fast
 
     bad = 0
     for r in results:
@@ -198,7 +200,7 @@ def _print_checks(results) -> int:
 
 
 def _cmd_data(args) -> int:
-    from temporag.data import fetch as fetch_mod
+    from temporag.data import fetch as fetch_mod  # lazy: keeps `temporag --help` fast
 
     if args.action == "check":
         return _print_checks(fetch_mod.check(args.dataset, data_dir=args.data_dir))
@@ -211,7 +213,7 @@ def _cmd_data(args) -> int:
 
 
 def _cmd_results(args) -> int:
-    from temporag.results_diff import compared_paths, diff
+    from temporag.results_diff import compared_paths, diff  # lazy: keeps `temporag --help` fast
 
     try:
         found = diff(
@@ -235,8 +237,8 @@ def _cmd_results(args) -> int:
 def _cmd_score(args) -> int:
     import pandas as pd
 
-    from temporag.leaderboard import submission
-    from temporag.outputs import FIGURES_DIR
+    from temporag.leaderboard import submission  # lazy: keeps `temporag --help` fast
+    from temporag.outputs import FIGURES_DIR  # lazy: keeps `temporag --help` fast
 
     kit = None if args.no_kit else Path(args.leaderboard or FIGURES_DIR / "leaderboard" / "results.json")
     try:
@@ -259,8 +261,8 @@ def _cmd_score(args) -> int:
 def _cmd_costs(args) -> int:
     import pandas as pd
 
-    from temporag import costs, runner
-    from temporag.config import DEFAULT_LLM_CONCURRENCY, get_settings
+    from temporag import costs, runner  # lazy: keeps `temporag --help` fast
+    from temporag.config import DEFAULT_LLM_CONCURRENCY, get_settings  # lazy: keeps `temporag --help` fast
 
     paths = [Path(p) for p in args.results] or costs.default_paths(runner.FIGURES_DIR)
     if not paths:
@@ -296,8 +298,6 @@ _WAIT_HELP = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from temporag import __version__
-
     parser = argparse.ArgumentParser(prog="temporag", description=__doc__)
     parser.add_argument("--version", action="version", version=f"temporag {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -433,7 +433,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from temporag.config import SettingError, check_environment, export_absolute_paths
+    from temporag.config import (  # lazy: keeps `import temporag.cli` light
+        SettingError,
+        check_environment,
+        export_absolute_paths,
+    )
 
     args = build_parser().parse_args(argv)
     export_absolute_paths()  # relative TEMPORAG_DATA / TEMPORAG_CACHE: against the caller's directory
