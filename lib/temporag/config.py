@@ -114,7 +114,7 @@ def _default_cache_dir() -> Path:
 
 
 def _embed_backend() -> str:
-    from temporag.embed_onnx import BACKENDS
+    from temporag.embed_onnx import BACKENDS  # lazy: cycle (embed_onnx → cache → config); config stays light
 
     return _env_choice("TEMPORAG_EMBED_BACKEND", DEFAULT_EMBED_BACKEND, ("auto", *BACKENDS))
 

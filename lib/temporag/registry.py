@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import temporag.methods as methods
 from temporag.book_entry import BookEntry
 
 ENTRY_POINT_GROUP = "temporag.methods"
@@ -80,8 +81,6 @@ class MethodEntry:
 
 def _kit_entries() -> list[tuple[MethodEntry, str]]:
     """(entry, its package) of every kit method package with an ``entry`` module."""
-    import temporag.methods as methods
-
     found = []
     for info in pkgutil.iter_modules(methods.__path__):
         package = f"{methods.__name__}.{info.name}"

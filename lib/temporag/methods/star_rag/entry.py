@@ -4,13 +4,12 @@ the released code's retrieval on its graph of consecutive events)."""
 from __future__ import annotations
 
 from temporag.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods import star_rag
 from temporag.registry import Contender, MethodEntry
 
 
 def as_printed(workspace):
     """Alg. 1 at the paper's K1 / K2 on the rule graph of the default graph parameters."""
-    from temporag.methods import star_rag
-
     kg = workspace.kg
     graph = star_rag.load_or_build(kg, star_rag.GraphParams())
     star = star_rag.build(kg, graph=graph, semantic=workspace.semantic, reader_style="plain")
@@ -19,8 +18,6 @@ def as_printed(workspace):
 
 def released_code_retrieval(workspace):
     """The released code's retrieval (intended behaviour) on the graph of consecutive events."""
-    from temporag.methods import star_rag
-
     kg = workspace.kg
     consecutive = star_rag.load_or_build(kg, star_rag.GraphParams(temporal_pairs="consecutive"))
     released = star_rag.ReleasedCodeRAG(kg, consecutive, workspace.semantic, reader_style="plain")
@@ -32,7 +29,9 @@ def released_code_retrieval(workspace):
 
 def released_code() -> list[dict[str, str]]:
     """The released code as the kit reads it, one row per step, with file:line evidence."""
-    from temporag.methods.star_rag.code_tables import released_code_rows
+    from temporag.methods.star_rag.code_tables import (  # lazy: pandas; the registry imports every entry
+        released_code_rows,
+    )
 
     return released_code_rows()
 

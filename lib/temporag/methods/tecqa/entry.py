@@ -4,6 +4,7 @@ improved parse with the question-guided chain), both showing the first chain fac
 from __future__ import annotations
 
 from temporag.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods import tecqa
 from temporag.registry import Contender, MethodEntry
 
 TECQA_FACTS = 20  # chain facts TECQA shows (the paper's "about 20"; the TECQA notebook's reader_facts)
@@ -11,8 +12,6 @@ TECQA_FACTS = 20  # chain facts TECQA shows (the paper's "about 20"; the TECQA n
 
 def paper_faithful(workspace):
     """§4 with the workspace's offline parse (the same parse as SAR's policy and the template reader)."""
-    from temporag.methods import tecqa
-
     model = tecqa.TECQA(workspace.kg, workspace.encoder, workspace.semantic.triple_vectors)
     model.offline_parser = workspace.resources.parser
     return model, f"offline parse, K = {model.k}, N = {model.n}, first {TECQA_FACTS} chain facts"
@@ -20,8 +19,6 @@ def paper_faithful(workspace):
 
 def kit_improved(workspace):
     """The improved offline parser (:data:`~temporag.methods.tecqa.IMPROVED_PARSER`) and guided chain."""
-    from temporag.methods import tecqa
-
     kg = workspace.kg
     model = tecqa.TECQA(kg, workspace.encoder, workspace.semantic.triple_vectors, chain="guided")
     model.offline_parser = tecqa.make_offline_parser(kg, workspace.encoder, **tecqa.IMPROVED_PARSER)

@@ -13,6 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from temporag.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.cache import cache_path, content_hash
+from temporag.config import get_settings
+from temporag.embed import CHUNK
+from temporag.methods import timer4
 from temporag.methods.timer4.params import PARAMETERS as TIMER4_PARAMETERS
 from temporag.registry import Contender, MethodEntry
 
@@ -23,8 +27,7 @@ TIMER4_EXAMPLES = dict(TIMER4_PARAMETERS["train_examples"].profiles)
 def cached_time_retriever(kg, examples: int, seed: int = 0) -> Path | None:
     """The folder of TimeR4's fine-tuned retriever for ``examples`` training questions (the TimeR4
     notebook's default training config) if the cache holds it, else None — never trains."""
-    from temporag.config import get_settings
-    from temporag.methods.timer4 import negatives, train
+    from temporag.methods.timer4 import negatives, train  # lazy: the registry imports every entry
 
     settings = get_settings()
     built = negatives.build_examples(kg, examples, seed=seed)
@@ -36,10 +39,6 @@ def cached_time_retriever(kg, examples: int, seed: int = 0) -> Path | None:
 def cached_share(kg, model: str) -> float:
     """Share of the KG's distinct-triple embedding chunks the cache holds for ``model`` (1.0: a full
     store loads without embedding anything)."""
-    from temporag.cache import cache_path, content_hash
-    from temporag.config import get_settings
-    from temporag.embed import CHUNK
-
     texts, root = kg.triple_texts(), get_settings().cache_dir
     starts = range(0, len(texts), CHUNK)
     held = [
@@ -52,8 +51,6 @@ def cached_share(kg, model: str) -> float:
 def leaderboard_timer4(workspace):
     """The fine-tuned time-aware store when its cached model exists (full store when every triple chunk
     is cached, else a 30-triple-per-question candidate pool), else the untrained package."""
-    from temporag.methods import timer4
-
     kg, profile, seed = workspace.kg, workspace.profile, workspace.seed
     fks = timer4.fact_store(kg, workspace.encoder)
     base = timer4.TimeR4(kg, fks, parser=workspace.resources.parser, temporal=False)
@@ -80,7 +77,7 @@ def leaderboard_timer4(workspace):
 
 def released_code() -> list[dict[str, str]]:
     """The released code (both commits) as the kit reads it, one row per aspect."""
-    from temporag.methods.timer4.released import released_code_rows
+    from temporag.methods.timer4.released import released_code_rows  # lazy: the registry imports every entry
 
     return released_code_rows()
 
