@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from temporag.cache import building, cache_path, content_hash, discard, file_sha256, has_hash, save_with_hash
+from temporag.progress import tqdm
 
 log = logging.getLogger(__name__)
 BACKENDS = ("torch", "onnx", "onnx-int8")
@@ -185,8 +186,6 @@ class OnnxSentenceEncoder:
         self.dim = width if isinstance(width, int) else int(self.encode(["x"], 1).shape[1])
 
     def encode(self, texts: list[str], batch_size: int, progress: bool = False) -> np.ndarray:
-        from temporag.progress import tqdm
-
         order = np.argsort([-len(t) for t in texts], kind="stable")
         out = np.empty((len(texts), 0), dtype=np.float32)
         starts = range(0, len(texts), batch_size)

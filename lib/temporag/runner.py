@@ -36,6 +36,7 @@ from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
 from temporag.executed import finish_notebook
 from temporag.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.params import ParameterError, check_given
+from temporag.progress import watch
 
 log = logging.getLogger(__name__)
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
@@ -321,8 +322,6 @@ def _run_locked(
     on_progress: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     import papermill as pm
-
-    from temporag.progress import watch
 
     outputs.recover(out_dir)
     executed_name = f"{name}.ipynb"

@@ -21,6 +21,7 @@ from temporag.llm.backends import (
 )
 from temporag.llm.cache import CACHE_SCHEMA, ResponseCache
 from temporag.llm.concurrency import SingleFlight, in_worker, ordered_map
+from temporag.llm.replies import parse_json_reply
 from temporag.llm.types import (
     TOKENS_API,
     TOKENS_FALLBACK,
@@ -29,6 +30,7 @@ from temporag.llm.types import (
     LLMError,
     LLMResponse,
     LLMUnavailable,
+    MalformedResponseError,
     Messages,
     check_messages,
     describe_error,
@@ -337,8 +339,6 @@ class LLM:
     def chat_json(self, messages: Sequence[dict[str, str]], **kwargs: Any) -> tuple[Any, LLMResponse]:
         """``chat`` in JSON mode, returning the parsed object too (LLMError if the reply holds none; such a
         reply is not cached)."""
-        from temporag.llm.replies import parse_json_reply
-
         response = self.chat(messages, json_mode=True, accept=_parses_as_json, **kwargs)
         return parse_json_reply(response.text), response
 
@@ -483,8 +483,6 @@ class LLM:
         ) from last
 
     def _extract_text(self, raw: Any) -> tuple[str, str | None]:
-        from temporag.llm.types import MalformedResponseError
-
         try:
             choice = raw["choices"][0]
             message = choice.get("message") or {}
@@ -566,7 +564,5 @@ def _accepts(accept: Accept | None, text: str) -> bool:
 
 
 def _parses_as_json(text: str) -> bool:
-    from temporag.llm.replies import parse_json_reply
-
     parse_json_reply(text)
     return True

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any, TypeVar
 
+from temporag.progress import tqdm
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -41,8 +43,6 @@ def ordered_map(
     exception from ``fn`` stops items not yet started and is raised once the running ones finish (the
     first in input order), as a plain loop would raise it.  ``on_done(i, result)`` runs in the caller's
     thread as each item finishes."""
-    from temporag.progress import tqdm
-
     items = list(items)
     workers = max(1, min(int(workers), len(items) or 1))
     bar = tqdm(total=len(items), desc=desc, disable=not progress, unit=unit, dynamic_ncols=True)

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from temporag.readers import read_many
+
 EVIDENCE_KINDS = ("kg_fact", "document_unit")
 
 #: what a caller may pass to every method's ``retrieve`` as a keyword, computed once for many methods
@@ -154,8 +156,6 @@ class Method(ABC):
 
     def read(self, llm, questions: Sequence, retrieval: Retrieval, *, top_k: int = 10, progress: bool = True):
         """Answers from each question's retrieved evidence, through ``readers.read_many``."""
-        from temporag.readers import read_many
-
         return read_many(
             llm,
             [q.question for q in questions],
