@@ -14,6 +14,7 @@ import numpy as np
 
 from temporag.config import Settings, get_settings
 from temporag.embed import run_backend
+from temporag.llm import LLM, LLMError, find_embedded_gguf
 from temporag.params import KIT, Parameters, declarations
 from temporag.results import Results
 from temporag.sampling import stratified_sample
@@ -33,13 +34,9 @@ class Run:
 
     @property
     def reader_model(self) -> str:
-        from temporag.llm import LLM
-
         return LLM(self.settings).model_name
 
     def llm(self):
-        from temporag.llm import LLM
-
         return LLM(self.settings)
 
 
@@ -107,8 +104,6 @@ def start(
 
 def _embedded_model_name() -> str:
     """The offline reader's model name (its GGUF file's stem), without loading it."""
-    from temporag.llm import LLMError, find_embedded_gguf
-
     try:
         return find_embedded_gguf().stem
     except LLMError:  # no embedded weights installed: the reader says so, with the fix, when first used

@@ -24,10 +24,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from temporag import __version__
+from temporag import __version__, outputs
 from temporag.cache import atomic_write, file_sha256
 from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
+from temporag.data.paths import mismatches
 from temporag.embed_onnx import check_backend
+from temporag.llm import call_stats
 from temporag.reported import PaperRef
 
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
@@ -158,14 +160,10 @@ def _close(fig) -> None:
 
 
 def _llm_calls() -> dict[str, Any]:
-    from temporag.llm import call_stats
-
     return call_stats()
 
 
 def _data_mismatches() -> dict[str, str]:
-    from temporag.data.paths import mismatches
-
     return mismatches()
 
 
@@ -181,8 +179,6 @@ class Results:
         settings: Settings | None = None,
         data_files: list[str | Path] = (),
     ) -> None:
-        from temporag import outputs
-
         self.name = name
         self.settings = settings or get_settings()
         defaults = None

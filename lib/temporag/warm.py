@@ -11,13 +11,12 @@ from __future__ import annotations
 import time
 
 from temporag.config import get_settings
+from temporag.data import multitq
+from temporag.embed import Encoder, kg_name_vectors, kg_triple_vectors, run_backend
 
 
 def warm_multitq(progress: bool = True, profile: str = "smoke") -> dict[str, float]:
     """Embed MultiTQ's fact texts and names with the backend ``profile``'s runs use; seconds per step."""
-    from temporag.data import multitq
-    from temporag.embed import Encoder, kg_name_vectors, kg_triple_vectors, run_backend
-
     settings = run_backend(get_settings(), profile)
     seconds = {}
     t0 = time.perf_counter()

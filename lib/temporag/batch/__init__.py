@@ -14,7 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from temporag.batch.dask_engine import run_dask
 from temporag.batch.jobs import Job, label_for
+from temporag.batch.local import run_local
 from temporag.batch.progress import Printer
 from temporag.runner import RunOutcome
 
@@ -63,11 +65,7 @@ def run(
     """Run ``jobs`` on ``engine``; outcomes in job order, a failure never stops the others."""
     printer = printer or Printer(len(jobs))
     if engine == "local":
-        from temporag.batch.local import run_local
-
         return run_local(jobs, n_jobs, printer)
     if engine == "dask":
-        from temporag.batch.dask_engine import run_dask
-
         return run_dask(jobs, address=address, n_workers=n_jobs, worker_cache=worker_cache, printer=printer)
     raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")

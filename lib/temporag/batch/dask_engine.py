@@ -37,6 +37,7 @@ from temporag.batch import cachesync, local
 from temporag.batch.jobs import Job, run_in_child
 from temporag.batch.local import log_file, report
 from temporag.batch.progress import Printer
+from temporag.config import get_settings
 from temporag.runner import RunOutcome
 
 log = logging.getLogger(__name__)
@@ -94,8 +95,6 @@ def execute(job_json: str, index: int, worker_cache: str) -> dict:
     the job added."""
     from distributed import get_worker
 
-    from temporag.config import get_settings
-
     worker = get_worker()
     job = Job.from_json(job_json)
     worker.log_event(TOPIC, {"index": index, "event": "started", "worker": worker.address})
@@ -111,15 +110,11 @@ def execute(job_json: str, index: int, worker_cache: str) -> dict:
 
 
 def _cache_keys() -> set[str]:
-    from temporag.config import get_settings
-
     path = get_settings().cache_dir / cachesync.LLM_FILE
     return cachesync.llm_cache(get_settings().cache_dir).keys() if path.exists() else set()
 
 
 def _add_rows(rows: list) -> int:
-    from temporag.config import get_settings
-
     return cachesync.llm_cache(get_settings().cache_dir).add_rows(rows)
 
 
@@ -158,8 +153,6 @@ def run_dask(
     """Run every job as a task on the cluster at ``address`` (default: a local cluster of ``n_workers``
     single-threaded workers); outcomes in job order."""
     from distributed import as_completed
-
-    from temporag.config import get_settings
 
     printer = printer or Printer(len(jobs))
     client, cluster = _client(address, n_workers)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from temporag.outputs import FIGURES_DIR, RUNS_DIR
+from temporag.runner import changed_since_stamp
 
 TEMPLATES = Path(__file__).with_name("templates")
 RESULTS_ONLY = "results only"  # e.g. a committed run in figures/: git keeps its numbers, not its notebook
@@ -97,8 +98,6 @@ def reader_model(results: dict) -> str:
 def changed_after_stamp(folder: Path, stamp: dict) -> bool:
     """Whether files of a published folder were added, changed or removed after its run stamp listed
     them (a stamp from before stamps listed files vouches for nothing either way: False)."""
-    from temporag.runner import changed_since_stamp
-
     return isinstance(stamp.get("files"), dict) and bool(changed_since_stamp(folder))
 
 

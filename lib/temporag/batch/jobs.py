@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from temporag.runner import RunOutcome
+import temporag
+from temporag.runner import RunOutcome, current_run, run_notebook
 
 MARK = "@temporag "
 OnEvent = Callable[[dict], None]
@@ -57,8 +58,6 @@ class Job:
     def current(self) -> RunOutcome | None:
         """The "skipped" outcome when the job's folder already holds a current run (see
         :func:`temporag.runner.current_run`), else None."""
-        from temporag.runner import current_run
-
         return current_run(
             self.notebook,
             dict(self.parameters),
@@ -73,8 +72,6 @@ class Job:
         on_progress: Callable[[str], None] | None = None,
     ) -> RunOutcome:
         """Run the job in this process (what the child does; also the sequential ``--jobs 1`` path)."""
-        from temporag.runner import run_notebook
-
         return run_notebook(
             self.notebook,
             dict(self.parameters),
@@ -99,8 +96,6 @@ def label_for(notebook: str, parameters: dict[str, Any], varying: list[str] | No
 def child_env() -> dict[str, str]:
     """The child's environment: this one, with this checkout's ``lib`` first on the path so the child
     imports the same temporag as its parent."""
-    import temporag
-
     lib = str(Path(temporag.__file__).resolve().parents[1])
     path = os.environ.get("PYTHONPATH", "")
     env = dict(os.environ)

@@ -20,7 +20,9 @@ import warnings
 import zlib
 from pathlib import Path
 
+from temporag.cache import save_json
 from temporag.config import get_settings
+from temporag.data import fetch, registry
 from temporag.data.errors import DataFormatError, MissingDataError
 
 log = logging.getLogger(__name__)
@@ -65,8 +67,6 @@ def _known_good(key: tuple[str, int, int]) -> bool:
 
 
 def _remember_good(key: tuple[str, int, int]) -> None:
-    from temporag.cache import save_json
-
     path = get_settings().cache_dir / _VERIFIED_FILE
     try:
         known = json.loads(path.read_text())
@@ -83,8 +83,6 @@ def _remember_good(key: tuple[str, int, int]) -> None:
 def check_pinned(relative: str, path: str | Path) -> str | None:
     """Compare a data file with its registry entry; returns the problem (after warning, or raising
     ``ChecksumError`` when ``TEMPORAG_DATA_STRICT`` is set), None when it matches or is not pinned."""
-    from temporag.data import fetch, registry
-
     path = Path(path)
     name = relative[:-3] if relative.endswith(".gz") else relative
     try:
