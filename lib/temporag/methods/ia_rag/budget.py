@@ -14,14 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from temporag.evaluate import evidence_recall
 from temporag.methods.base import Method
+from temporag.methods.ia_rag.corpus import _encoding as encoding
 
 BUDGETS = (100, 200, 400, 800, 1600, 2400)  # cl100k tokens; 2,400 = Vanilla RAG's two chunks
 
 
 def _encoding():
-    from temporag.methods.ia_rag.corpus import _encoding as encoding
-
     return encoding()
 
 
@@ -29,8 +29,6 @@ def recall_at_budgets(
     method: Method, questions: Sequence, budgets: Sequence[int] = BUDGETS, k: int = 500
 ) -> dict[int, dict[str, np.ndarray]]:
     """For each budget: per-question recall and the tokens actually shown (≤ budget)."""
-    from temporag.evaluate import evidence_recall
-
     enc = _encoding()
     retrieval = method.retrieve(questions, k, progress=False)
     golds = [q.answers for q in questions]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from temporag.llm import LLMError, parse_json_reply
 from temporag.timeutil import _OFFSET, extract_time_mentions
 
 TYPES = ("T1", "T2", "T3", "T4", "T5")
@@ -50,8 +51,6 @@ Question: {question}"""
 
 def classify_llm(questions: Sequence[str], llm) -> list[str]:
     """Fig. 6 by the LLM; an unusable reply falls back to the rule label."""
-    from temporag.llm import LLMError, parse_json_reply
-
     prompts = [[{"role": "user", "content": CLASSIFY_PROMPT.format(question=q)}] for q in questions]
     out = []
     for q, r in zip(

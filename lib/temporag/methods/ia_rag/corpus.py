@@ -22,6 +22,8 @@ from pathlib import Path
 
 from temporag.data import complextr, tempreason, timeqa
 from temporag.data.paths import data_file
+from temporag.evaluate import squad_normalise
+from temporag.llm import cl100k_count
 
 DATASETS = ("TimeQA", "TempReason", "ComplexTR")
 CHUNK_TOKENS = 1200  # §4.3: sliding window of 1,200 tokens ...
@@ -124,8 +126,6 @@ def _timeqa(data_dir, pages: bool = False) -> tuple[list[Doc], list[QA], list[Pa
 
 def named_documents(question: str, docs: Sequence[Doc]) -> tuple[int, ...]:
     """The documents whose title the question names (DyG-RAG's corpora have one page per entity)."""
-    from temporag.evaluate import squad_normalise
-
     q = f" {squad_normalise(question)} "
     out = []
     for d in docs:
@@ -207,8 +207,6 @@ def load(
 
 
 def _encoding():
-    from temporag.llm import cl100k_count
-
     cl100k_count("")  # loads the offline encoding or raises a clear error
     import tiktoken
 

@@ -25,6 +25,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from temporag.llm import LLMError, parse_json_reply
 from temporag.methods.ia_rag.corpus import Chunk, Doc
 from temporag.methods.ia_rag.sentences import (
     SUBJECT_PRONOUNS,
@@ -295,7 +296,6 @@ class LLMExtractor:
             progress=progress,
             desc="IEU extraction (LLM)",
         )
-        from temporag.llm import LLMError, parse_json_reply
 
         out: list[IEU] = []
         for c, r in zip(chunks, self.responses):

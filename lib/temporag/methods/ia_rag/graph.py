@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from temporag.embed import VectorIndex
+from temporag.llm import LLMError, parse_json_reply
 from temporag.methods.ia_rag.extract import IEU, _day_or_none
 from temporag.timeutil import Allen, Interval, allen_relation
 
@@ -49,7 +51,6 @@ def calibrate_tau(
     n = len(vectors)
     if n < 2:
         return TAU_SEM
-    from temporag.embed import VectorIndex
 
     rng = np.random.default_rng(seed)
     rows = np.sort(rng.choice(n, size=min(sample, n), replace=False))
@@ -70,7 +71,6 @@ def knn_pairs(vectors: np.ndarray, k: int, threshold: float) -> tuple[np.ndarray
     n = len(vectors)
     if n < 2:
         return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float32)
-    from temporag.embed import VectorIndex
 
     scores, ids = VectorIndex(vectors).search(vectors, min(k + 1, n))
     rows = np.repeat(np.arange(n), ids.shape[1])
@@ -193,8 +193,6 @@ def _event_lines(members: list[int], units: Sequence[IEU]) -> str:
 
 
 def _apply_merge(text: str, members: list[int], units: Sequence[IEU]) -> tuple[list[int], IEU] | None:
-    from temporag.llm import LLMError, parse_json_reply
-
     try:
         obj = parse_json_reply(text)
     except LLMError:

@@ -30,7 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from temporag.evaluate import evidence_recall
+from temporag.llm import LLMError, cl100k_count, parse_json_reply
 from temporag.methods.base import Method, Retrieval, check_shared
+from temporag.methods.ia_rag.corpus import _encoding
 from temporag.methods.ia_rag.forest import Forest
 from temporag.methods.ia_rag.graph import EventGraph
 from temporag.timeutil import Allen, day_of, extract_time_expressions
@@ -95,8 +98,6 @@ class LLMWindow:
         self.llm = llm
 
     def __call__(self, question: str) -> tuple[int | None, int | None]:
-        from temporag.llm import LLMError, parse_json_reply
-
         r = self.llm.chat(
             [{"role": "user", "content": WINDOW_PROMPT.format(question=question)}],
             json_mode=True,
@@ -349,8 +350,6 @@ class VanillaRAG(Method):
 def chunk_pieces(chunks, window_tokens: int = 200) -> tuple[list[str], np.ndarray]:
     """Consecutive ``window_tokens``-token pieces of every chunk and the chunk each belongs to.  They are
     both what a chunk's vector averages and Vanilla RAG's raw-text windows, so one embedding serves both."""
-    from temporag.methods.ia_rag.corpus import _encoding
-
     enc = _encoding()
     pieces, owner = [], []
     for i, c in enumerate(chunks):
@@ -374,9 +373,6 @@ def chunk_vectors(chunks, encoder, window_tokens: int = 200) -> np.ndarray:
 def score_retrieval(method: Method, questions: Sequence, k: int) -> dict:
     """LLM-free scores of a retrieval on every question: evidence recall (every gold answer contained in
     the retrieved text, DyG-RAG's rule), evidence size in units and cl100k tokens, latency."""
-    from temporag.evaluate import evidence_recall
-    from temporag.llm import cl100k_count
-
     retrieval = method.retrieve(questions, k, progress=False)
     texts = ["\n".join(method.evidence_lines(ids)) for ids in retrieval.ids]
     recall = evidence_recall(texts, [q.answers for q in questions])

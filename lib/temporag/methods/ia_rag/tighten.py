@@ -21,6 +21,7 @@ import logging
 import re
 from dataclasses import replace
 
+from temporag.llm import LLMError, parse_json_reply
 from temporag.methods.ia_rag.extract import IEU, _day_or_none
 from temporag.methods.ia_rag.graph import EventGraph
 from temporag.timeutil import Allen, shift_interval
@@ -171,8 +172,6 @@ def tighten_llm(
     graph: EventGraph, llm, *, max_members: int = 30, max_calls: int | None = None
 ) -> tuple[list[IEU], list[dict]]:
     """Fig. 9 per component holding a fuzzy unit; widening updates are rejected (and reported)."""
-    from temporag.llm import LLMError, parse_json_reply
-
     units = list(graph.units)
     comps: dict[int, list[int]] = {}
     for i, c in enumerate(graph.components):

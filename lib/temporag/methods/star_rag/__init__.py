@@ -57,6 +57,10 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from temporag.data import cronquestions, forecast
+from temporag.data.errors import MissingDataError
+from temporag.data.multitq import Question
+from temporag.embed import Encoder
 from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.semantic import SemanticRetriever
 from temporag.methods.star_rag.graph import (
@@ -270,8 +274,6 @@ def build(
 ) -> StarRAG:
     """STAR-RAG on the rule graph ``graph`` (default: built or loaded from the cache with ``params``) and
     the semantic baseline's vectors; ``settings`` are :class:`StarRAG`'s (k1, k2, reader_style, ...)."""
-    from temporag.embed import Encoder
-
     graph = graph or load_or_build(kg, params, progress=progress)
     semantic = semantic or SemanticRetriever(kg, Encoder())
     return StarRAG(kg, graph, semantic, **settings)
@@ -280,12 +282,7 @@ def build(
 def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list]:
     """(kg, questions as MultiTQ ``Question`` records) for Table 2's CronQuestions / Forecast columns, or
     raise ``MissingDataError`` naming what is absent (ForecastTKGQuestions has no questions staged)."""
-    from temporag.data.errors import MissingDataError
-    from temporag.data.multitq import Question
-
     if dataset == "CronQuestions":
-        from temporag.data import cronquestions
-
         kg = cronquestions.load_kg(data_dir=data_dir)
         raw = cronquestions.load_complex_questions("valid", data_dir=data_dir)
         qs = []
@@ -297,8 +294,6 @@ def table2_inputs(dataset: str, data_dir=None) -> tuple[object, list]:
             qs.append(Question(q.uniq_id, q.text, answers, q.answer_type, "year", q.type, "Multiple"))
         return kg, qs
     if dataset == "Forecast":
-        from temporag.data import forecast
-
         forecast.load_mappings(data_dir)  # the KG side is staged (raises if not)
         raise MissingDataError(
             "forecasttkgquestions/questions (ForecastTKGQuestions QA pairs: none are staged, only the "

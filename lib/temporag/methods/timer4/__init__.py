@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from temporag.cache import content_hash
+from temporag.embed import Encoder
 from temporag.methods.base import Method, Retrieval, check_shared
 from temporag.methods.timer4.rerank import (
     DEFAULT_MU,
@@ -59,8 +60,6 @@ READER_RULES = (
 
 def fact_store(kg, encoder=None, **kwargs) -> KnowledgeStore:
     """The FKS: every fact embedded by the off-the-shelf model (triple vectors shared with the kit)."""
-    from temporag.embed import Encoder
-
     return build_store(kg, encoder or Encoder(), "FKS", **kwargs)
 
 
@@ -69,8 +68,6 @@ def time_store(
 ) -> KnowledgeStore:
     """The TKS: every fact (or the facts of ``triple_ids``: a candidate pool) by the fine-tuned model;
     ``exact``: searched exhaustively instead of through the IVF index."""
-    from temporag.embed import Encoder
-
     store = build_store(kg, Encoder(model=str(model_path)), name, triple_ids=triple_ids, **kwargs)
     store.exact_search = exact
     return store

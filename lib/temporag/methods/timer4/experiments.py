@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from temporag import plots
-from temporag.methods.timer4 import report
+from temporag.methods.timer4 import candidate_triples, report
 from temporag.methods.timer4.store import KnowledgeStore
 from temporag.reported import PaperRef
 
@@ -65,8 +65,6 @@ def rewritten_share_by_qtype(questions: Sequence, changed: np.ndarray) -> pd.Dat
 
 def candidate_union(method, store: KnowledgeStore, question_sets: Sequence[Sequence[str]], per_question: int):
     """Every triple among each question's ``per_question`` best (base model) for any of the phrasings."""
-    from temporag.methods.timer4 import candidate_triples
-
     pools = [
         candidate_triples(store, method.question_vectors(store, texts), per_question)
         for texts in question_sets

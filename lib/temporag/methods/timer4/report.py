@@ -14,6 +14,9 @@ import numpy as np
 
 from temporag import evaluate, plots
 from temporag.evaluate import LENIENT, STRICT, answer_fact_mask, lenient_hit, table1_masks
+from temporag.methods.timer4.rerank import phi_t
+from temporag.methods.timer4.store import date_text, fact_text
+from temporag.reported import PaperRef
 
 QTYPE_ORDER = ("equal", "before_after", "first_last", "equal_multi", "after_first", "before_last")
 WHOLE = "lenient over the whole output (TimeR4's predict_answer.py: a gold is a substring of the reply)"
@@ -205,8 +208,6 @@ def record_table3(results, scores: dict, reader: str):
     whole-output rule, which is the rule it was computed with) and returned as a frame."""
     import pandas as pd
 
-    from temporag.reported import PaperRef
-
     refs = {c: PaperRef("timer4", "Table 3", "TimeR4", c) for c in COLUMNS}
     for rule in ("strict", "lenient", "whole"):
         for c in COLUMNS:
@@ -228,8 +229,6 @@ def record_table3(results, scores: dict, reader: str):
 def record_table5(results, scores: dict, recall15: dict, reader: str):
     """Table 5: reader Hits@1 (three rules) and answer recall@15 per variant, recorded and returned."""
     import pandas as pd
-
-    from temporag.reported import PaperRef
 
     rows = []
     for name, sc in scores.items():
@@ -263,8 +262,6 @@ def headline(
 ):
     """The closing table: each kit number with the paper's where the paper prints one."""
     import pandas as pd
-
-    from temporag.reported import PaperRef
 
     def paper(source, row, column):
         value = PaperRef("timer4", source, row, column).value()
@@ -369,8 +366,6 @@ def examples_frame(kg, examples, n: int = 6):
     """Training examples as a table: the question, its positive and the three negatives."""
     import pandas as pd
 
-    from temporag.methods.timer4.store import date_text
-
     rows = []
     for e in examples[:n]:
         row = {"qtype": e.qtype, "question": e.question}
@@ -385,9 +380,6 @@ def examples_frame(kg, examples, n: int = 6):
 def rerank_frame(kg, pool: np.ndarray, sims: np.ndarray, constraint, mu: float, rows: int = 10):
     """One question's candidates before and after Eq. 10: similarity, φ_t, final score, rank change."""
     import pandas as pd
-
-    from temporag.methods.timer4.rerank import phi_t
-    from temporag.methods.timer4.store import fact_text
 
     phi = phi_t(kg.t_start[pool], constraint)
     final = mu * np.asarray(sims, dtype=float) + (1 - mu) * phi
@@ -409,8 +401,6 @@ def rerank_frame(kg, pool: np.ndarray, sims: np.ndarray, constraint, mu: float, 
 def rewrite_frame(kg, rewrites, rows: int = 8):
     """Rewritten questions with the reference that was replaced and the fact the date came from."""
     import pandas as pd
-
-    from temporag.methods.timer4.store import fact_text
 
     shown = [r for r in rewrites if r.changed][:rows]
     return pd.DataFrame(

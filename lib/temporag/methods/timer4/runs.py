@@ -10,6 +10,10 @@ import numpy as np
 
 from temporag import evaluate
 from temporag.methods.timer4 import report
+from temporag.methods.timer4.negatives import NEGATIVE_KINDS
+from temporag.methods.timer4.store import DATE_WEIGHT, compose, date_text
+from temporag.readers import build_reader_prompt
+from temporag.sampling import stratified_sample
 
 
 def ablations(method) -> dict:
@@ -25,8 +29,6 @@ def ablations(method) -> dict:
 
 def subsample(questions: Sequence, n: int | None, seed: int = 0) -> list:
     """A seeded subset of ``n`` questions that keeps each question type's share (the kit's sampler)."""
-    from temporag.sampling import stratified_sample
-
     return stratified_sample(list(questions), n, np.random.default_rng(seed))
 
 
@@ -110,8 +112,6 @@ def export_reader_sft(method, questions: Sequence, path, top_k: int = 10) -> int
     import json
     from pathlib import Path
 
-    from temporag.readers import build_reader_prompt
-
     retrieval = method.retrieve(questions)
     lines = []
     for q, ids in zip(questions, retrieval.ids, strict=True):
@@ -134,9 +134,6 @@ def discrimination(kg, examples, encoders: dict, date_weight: float | None = Non
     the share whose positive fact is closer to the question than each kind of negative (Eq. 7's cosine
     over the composed fact vectors), one row per encoder."""
     import pandas as pd
-
-    from temporag.methods.timer4.negatives import NEGATIVE_KINDS
-    from temporag.methods.timer4.store import DATE_WEIGHT, compose, date_text
 
     lam = DATE_WEIGHT if date_weight is None else date_weight
     facts = [f for e in examples for f, _ in e.facts()]

@@ -22,8 +22,9 @@ from functools import cached_property
 
 import numpy as np
 
-from temporag.cache import content_hash
+from temporag.cache import adopt, cache_path, content_hash, discard, save_with_hash
 from temporag.data.tkg import CSRIndex, day_iso
+from temporag.embed import kg_triple_vectors
 
 DATE_WEIGHT = 0.5  # λ: the date segment's share of a fact vector (the paper leaves the fusion open)
 
@@ -147,8 +148,6 @@ class KnowledgeStore:
         """The inverted-file index over the triple vectors (trained once, cached on disk)."""
         import faiss
 
-        from temporag.cache import adopt, cache_path, discard, save_with_hash
-
         nlist = min(self.nlist, max(1, len(self.triple_vectors) // 39))
         # cache_path checks the entry against the hash recorded when it was written (removed when it
         # differs); an entry from before hashes were is checked by reading it
@@ -247,8 +246,6 @@ def kg_days(kg) -> tuple[int, int]:
 
 def build_store(kg, encoder, name: str, date_weight: float = DATE_WEIGHT, triple_ids=None) -> KnowledgeStore:
     """A store for ``encoder``: all distinct triples (cached on disk), or only ``triple_ids``."""
-    from temporag.embed import kg_triple_vectors
-
     first, last = kg_days(kg)
     dates = encoder.encode_cached([date_text(d) for d in range(first, last + 1)], desc="embedding dates")
     if triple_ids is None:

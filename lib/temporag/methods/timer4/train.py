@@ -55,6 +55,7 @@ from temporag.cache import check_folder, content_hash, record_folder, save_json
 from temporag.config import embedder_path, get_settings, torch_device
 from temporag.methods.timer4.negatives import TrainingExample
 from temporag.methods.timer4.store import DATE_WEIGHT, date_text
+from temporag.progress import tqdm
 
 log = logging.getLogger(__name__)
 TRAINING_VERSION = 3  # bump when the training code changes what a cached model means
@@ -257,8 +258,6 @@ def train_retriever(
     """Fine-tune ``base_model`` (default: the kit's embedder) on ``examples``; cached by all inputs."""
     import torch
     from sentence_transformers import SentenceTransformer
-
-    from temporag.progress import tqdm
 
     config = config or TrainConfig()
     settings = get_settings()
