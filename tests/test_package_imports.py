@@ -5,6 +5,9 @@ baseline from ``temporag.methods``."""
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +46,77 @@ def test_the_scan_sees_function_body_imports(tmp_path, monkeypatch):
 def test_a_method_package_imports_no_other_paper_package(package):
     foreign = {(f, name) for f, name in method_imports(package) if name not in {package, *SHARED}}
     assert not foreign, f"{package} imports other packages' internals: {sorted(foreign)}"
+
+
+KIT = METHODS.parent
+
+
+def lazy_kit_imports(root: Path) -> list[tuple[str, int, bool]]:
+    """(file, line, has a ``# lazy:`` reason) for every import of temporag inside a function body."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text()
+        lines = source.splitlines()
+        for function in ast.walk(ast.parse(source)):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""] if node.level == 0 else ["temporag"]  # relative: the kit
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                else:
+                    continue
+                if any(name.split(".")[0] == "temporag" for name in names):
+                    reason = any("# lazy:" in line for line in lines[node.lineno - 1 : node.end_lineno])
+                    found.append((str(path.relative_to(root)), node.lineno, reason))
+    return sorted(set(found))
+
+
+def test_the_lazy_scan_sees_imports_in_functions_and_their_reasons(tmp_path):
+    (tmp_path / "demo.py").write_text(
+        "import temporag\n"
+        "def f():\n    from temporag import cli\n"
+        "def g():\n    def inner():\n        import temporag.runner  # lazy: cycle with temporag.runner\n"
+        "async def h():\n    from temporag.config import (  # lazy: light\n        get_settings,\n    )\n"
+        "def k():\n    import json\n"
+    )
+    assert lazy_kit_imports(tmp_path) == [("demo.py", 3, False), ("demo.py", 6, True), ("demo.py", 8, True)]
+
+
+def test_every_kit_import_inside_a_function_names_why_it_is_lazy():
+    """Kit imports sit at the top of their module; one stays inside a function only for a reason the
+    line names (``# lazy: …``): an import cycle, a module kept light to import (the CLI, the registry
+    and its entries, config, params), or a heavy third-party package on a light path."""
+    unexplained = [f"{file}:{line}" for file, line, reason in lazy_kit_imports(KIT) if not reason]
+    assert not unexplained, f"kit imports inside functions without a '# lazy:' reason: {unexplained}"
+
+
+def test_every_kit_module_imports_first_without_a_cycle():
+    """Each module imported as the first kit module of a process (third-party packages stay loaded, so
+    this is one process): an import moved to a module's top must not close a cycle."""
+    names = sorted(
+        ".".join(p.relative_to(KIT.parent).with_suffix("").parts).removesuffix(".__init__")
+        for p in KIT.rglob("*.py")
+    )
+    script = (
+        "import importlib, sys\n"
+        "failed = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    for loaded in [m for m in sys.modules if m == 'temporag' or m.startswith('temporag.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as exc:\n"
+        "        failed.append(f'{name}: {exc!r}')\n"
+        "print('\\n'.join(failed))\n"
+        "sys.exit(1 if failed else 0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *names],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(KIT.parent)},
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
