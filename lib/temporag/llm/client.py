@@ -11,37 +11,27 @@ from typing import Any
 
 from temporag.cache import content_hash
 from temporag.config import Settings, get_settings
-from temporag.llm import retry
+from temporag.llm import responses, retry
 from temporag.llm.backends import (
     DEFAULT_N_CTX,
     EMBEDDED_ENDPOINT,
     LlamaCppBackend,
     OpenAIBackend,
-    cl100k_count,
 )
-from temporag.llm.cache import CACHE_SCHEMA, ResponseCache
+from temporag.llm.cache import ResponseCache
 from temporag.llm.concurrency import SingleFlight, in_worker, ordered_map
-from temporag.llm.replies import parse_json_reply
+from temporag.llm.replies import Accept, accepts, parse_json_reply, parses_as_json
 from temporag.llm.types import (
-    TOKENS_API,
-    TOKENS_FALLBACK,
-    TOKENS_MODEL,
     EndpointError,
     LLMError,
     LLMResponse,
     LLMUnavailable,
-    MalformedResponseError,
     Messages,
     check_messages,
     describe_error,
-    messages_text,
 )
 
 log = logging.getLogger("temporag.llm")
-
-#: a caller's check of a reply's text: False (or an exception) marks the reply unparsed and keeps it out
-#: of the cache, so that a re-run asks again
-Accept = Callable[[str], bool]
 
 _FLIGHTS = SingleFlight()  # one per process: every client, every thread
 
@@ -253,10 +243,10 @@ class LLM:
         key = self.request_key(msgs, params)
         stored = self._cached(key, accept)
         if stored is not None:
-            return self._from_cache(stored, t0)
+            return responses.from_cache(stored, t0)
         response, shared = _FLIGHTS.do(key, lambda: self._fetch(key, msgs, params, accept, t0))
         if shared:  # another thread sent this very request: its answer, as a cache hit would give it
-            return self._shared(response, t0)
+            return responses.shared(response, t0)
         return response
 
     def _fetch(self, key: str, msgs: Messages, params: dict[str, Any], accept, t0: float) -> LLMResponse:
@@ -269,7 +259,7 @@ class LLM:
             if waited:  # another run held this request: it has probably answered it by now
                 stored = self._cached(key, accept)
                 if stored is not None:
-                    return self._from_cache(stored, t0)
+                    return responses.from_cache(stored, t0)
                 if breaker.open:
                     raise LLMUnavailable(breaker.message())
             # after a failed call, one attempt per call: an outage costs a few requests, not hours
@@ -283,8 +273,8 @@ class LLM:
                 breaker.success()  # the endpoint answered; this request was the problem
                 raise
             breaker.success()
-            prompt_tokens, completion_tokens, source = self._token_counts(raw, msgs, text)
-            unparsed = not _accepts(accept, text)
+            prompt_tokens, completion_tokens, source = responses.token_counts(self.backend, raw, msgs, text)
+            unparsed = not accepts(accept, text)
             response = LLMResponse(
                 text=text,
                 prompt_tokens=prompt_tokens,
@@ -303,43 +293,10 @@ class LLM:
                 self._cache_put(key, response)
         return response
 
-    @staticmethod
-    def _from_cache(stored: dict[str, Any], t0: float) -> LLMResponse:
-        return LLMResponse(
-            text=stored["text"],
-            prompt_tokens=stored["prompt_tokens"],
-            completion_tokens=stored["completion_tokens"],
-            token_source=stored["token_source"],
-            latency_s=time.perf_counter() - t0,
-            cached=True,
-            model=stored["model"],
-            original_latency_s=stored["latency_s"],
-            finish_reason=stored.get("finish_reason"),
-            unparsed=bool(stored.get("unparsed", False)),
-        )
-
-    @staticmethod
-    def _shared(response: LLMResponse, t0: float) -> LLMResponse:
-        """The answer another thread received, as the cache would give it (the same record a
-        sequential run reads for a repeated request)."""
-        if response.unparsed:  # not cached: a sequential run would have asked again and got it
-            return response
-        return LLMResponse(
-            text=response.text,
-            prompt_tokens=response.prompt_tokens,
-            completion_tokens=response.completion_tokens,
-            token_source=response.token_source,
-            latency_s=time.perf_counter() - t0,
-            cached=True,
-            model=response.model,
-            original_latency_s=response.original_latency_s,
-            finish_reason=response.finish_reason,
-        )
-
     def chat_json(self, messages: Sequence[dict[str, str]], **kwargs: Any) -> tuple[Any, LLMResponse]:
         """``chat`` in JSON mode, returning the parsed object too (LLMError if the reply holds none; such a
         reply is not cached)."""
-        response = self.chat(messages, json_mode=True, accept=_parses_as_json, **kwargs)
+        response = self.chat(messages, json_mode=True, accept=parses_as_json, **kwargs)
         return parse_json_reply(response.text), response
 
     def chat_many(
@@ -414,17 +371,7 @@ class LLM:
 
     def error_response(self, exc: BaseException, latency_s: float = 0.0) -> LLMResponse:
         """The record a batch keeps for an item that failed (never asks the network for the model)."""
-        model = self._model_label()
-        return LLMResponse(
-            text="",
-            prompt_tokens=0,
-            completion_tokens=0,
-            token_source="",
-            latency_s=latency_s,
-            cached=False,
-            model=model if model != "(not resolved yet)" else "unknown",
-            error=str(exc) if isinstance(exc, LLMError) else describe_error(exc),
-        )
+        return responses.failed(exc, self._model_label(), latency_s)
 
     # -- internals -----------------------------------------------------------------------------------
     def _complete_with_retries(
@@ -448,7 +395,9 @@ class LLM:
             t0 = time.perf_counter()
             try:
                 raw = self.backend.complete(messages, params)
-                text, finish_reason = self._extract_text(raw)
+                text, finish_reason = responses.extract_text(
+                    raw, f"{self.endpoint} (model {self._model_label()})"
+                )
                 return raw, time.perf_counter() - t0, text, finish_reason
             except LLMError:
                 raise
@@ -482,34 +431,6 @@ class LLM:
             "server up and TEMPORAG_LLM_TIMEOUT long enough?"
         ) from last
 
-    def _extract_text(self, raw: Any) -> tuple[str, str | None]:
-        try:
-            choice = raw["choices"][0]
-            message = choice.get("message") or {}
-            text = message.get("content")
-            if text is None:
-                text = choice.get("text", "")  # plain-completion servers
-            return str(text or ""), choice.get("finish_reason")
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise MalformedResponseError(
-                f"{self.endpoint} (model {self._model_label()}) returned no chat completion: "
-                f"{str(raw)[:300]!r}",
-                str(raw),
-            ) from exc
-
-    def _token_counts(self, raw: dict[str, Any], messages: Messages, text: str) -> tuple[int, int, str]:
-        usage = raw.get("usage") if isinstance(raw, dict) else None
-        if usage and usage.get("prompt_tokens") is not None and usage.get("completion_tokens") is not None:
-            source = getattr(self.backend, "usage_source", TOKENS_API)
-            return int(usage["prompt_tokens"]), int(usage["completion_tokens"]), source
-        counter = getattr(self.backend, "count_tokens", None)
-        if callable(counter):
-            try:
-                return counter(messages_text(messages)), counter(text), TOKENS_MODEL
-            except Exception as exc:  # noqa: BLE001 - fall through to the labelled fallback
-                log.debug("model tokenizer failed (%s); using cl100k_base", exc)
-        return cl100k_count(messages_text(messages)), cl100k_count(text), TOKENS_FALLBACK
-
     def _cache_call(self, method, *args):
         """A cache operation whose failure costs a call, never the run."""
         try:
@@ -524,7 +445,7 @@ class LLM:
         if self._cache is None:
             return None
         stored = self._cache_call(self._cache.get, key)
-        if stored is not None and not _accepts(accept, stored["text"]):
+        if stored is not None and not accepts(accept, stored["text"]):
             if self._keeps_unparsed:
                 return {**stored, "unparsed": True}
             log.info("cached LLM reply %s cannot be parsed; dropped, asking again", key)
@@ -541,28 +462,5 @@ class LLM:
         return isinstance(self.backend, LlamaCppBackend)
 
     def _cache_put(self, key: str, response: LLMResponse) -> None:
-        record = {
-            "text": response.text,
-            "prompt_tokens": response.prompt_tokens,
-            "completion_tokens": response.completion_tokens,
-            "token_source": response.token_source,
-            "latency_s": response.latency_s,
-            "model": response.model,
-            "finish_reason": response.finish_reason,
-            "schema": CACHE_SCHEMA,
-        }
+        record = responses.cache_record(response)
         self._cache_call(self._cache.put, key, self.model_name, self.endpoint, record)
-
-
-def _accepts(accept: Accept | None, text: str) -> bool:
-    if accept is None:
-        return True
-    try:
-        return bool(accept(text))
-    except Exception:  # noqa: BLE001 - a parser that raises rejects the reply
-        return False
-
-
-def _parses_as_json(text: str) -> bool:
-    parse_json_reply(text)
-    return True
