@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from temporag.cache import content_hash
 from temporag.config import Settings, get_settings
-from temporag.llm import responses, retry
+from temporag.llm import models, responses, retry
 from temporag.llm.backends import (
     DEFAULT_N_CTX,
     EMBEDDED_ENDPOINT,
     LlamaCppBackend,
     OpenAIBackend,
 )
-from temporag.llm.cache import ResponseCache
-from temporag.llm.concurrency import SingleFlight, in_worker, ordered_map
+from temporag.llm.cache import ResponseCache, best_effort
+from temporag.llm.concurrency import FLIGHTS, in_worker, ordered_map
 from temporag.llm.replies import Accept, accepts, parse_json_reply, parses_as_json
 from temporag.llm.types import (
     EndpointError,
@@ -32,8 +31,6 @@ from temporag.llm.types import (
 )
 
 log = logging.getLogger("temporag.llm")
-
-_FLIGHTS = SingleFlight()  # one per process: every client, every thread
 
 
 class LLM:
@@ -96,75 +93,16 @@ class LLM:
         return self.settings.effective_llm_concurrency
 
     # -- identity ------------------------------------------------------------------------------------
-    def _discovers_model(self) -> bool:
-        """True for a server backend with no model configured: its name must be asked for."""
-        return hasattr(self.backend, "_model") and getattr(self.backend, "_model", None) is None
-
     def _model_label(self) -> str:
         """The model's name if known without asking anyone, else a placeholder (for messages)."""
-        if self._model is not None:
-            return self._model
-        if hasattr(self.backend, "_model"):
-            return getattr(self.backend, "_model", None) or "(not resolved yet)"
-        name = getattr(self.backend, "model_name", None)
-        return str(name) if name else type(self.backend).__name__
+        return models.model_label(self.backend, self._model)
 
     @property
     def model_name(self) -> str:
         """The model's name, resolved on first use and then kept (it is part of every cache key)."""
         if self._model is None:
-            self._model = self._resolve_model()
+            self._model = models.resolve_model(self.backend, self.endpoint, lambda: self.breaker, self._cache)
         return self._model
-
-    def _resolve_model(self) -> str:
-        if not self._discovers_model():
-            name = getattr(self.backend, "model_name", None)
-            return str(name) if name else type(self.backend).__name__
-        endpoint = self.endpoint
-        with retry._STATS_LOCK:  # one thread asks the server; the others wait for its answer
-            known = retry._DISCOVERED.get(endpoint)
-        if known is None:
-            known, _ = _FLIGHTS.do(f"models:{endpoint}", self._discover)
-        if isinstance(known, str):
-            if self._cache is not None:
-                self._cache_call(self._cache.remember_model, endpoint, known)
-            self.backend._model = known
-            return known
-        remembered = self._cache_call(self._cache.remembered_model, endpoint) if self._cache else None
-        if remembered:
-            log.warning(
-                "the model served at %s cannot be listed (%s); using %r, the model it served last time "
-                "(remembered in %s) — set TEMPORAG_LLM_MODEL to choose",
-                endpoint,
-                known,
-                remembered,
-                self._cache.path,
-            )
-            self.backend._model = remembered
-            return remembered
-        raise EndpointError(
-            f"cannot tell which model {endpoint} serves: {known}. No model is remembered for it in the "
-            "LLM cache either — set TEMPORAG_LLM_MODEL (or llm_model) to the served model's name"
-        )
-
-    def _discover(self) -> str | LLMError:
-        """Ask the server once per process and endpoint which model it serves."""
-        endpoint = self.endpoint
-        with retry._STATS_LOCK:
-            known = retry._DISCOVERED.get(endpoint)
-        if known is not None:
-            return known
-        if self.breaker.open:
-            known = LLMUnavailable(self.breaker.message())
-        else:
-            try:
-                known = str(self.backend.model_name)
-            except LLMError as exc:
-                known = exc
-                self.breaker.failure(str(exc))
-        with retry._STATS_LOCK:
-            retry._DISCOVERED[endpoint] = known
-        return known
 
     @property
     def endpoint(self) -> str:
@@ -244,7 +182,7 @@ class LLM:
         stored = self._cached(key, accept)
         if stored is not None:
             return responses.from_cache(stored, t0)
-        response, shared = _FLIGHTS.do(key, lambda: self._fetch(key, msgs, params, accept, t0))
+        response, shared = FLIGHTS.do(key, lambda: self._fetch(key, msgs, params, accept, t0))
         if shared:  # another thread sent this very request: its answer, as a cache hit would give it
             return responses.shared(response, t0)
         return response
@@ -431,25 +369,17 @@ class LLM:
             "server up and TEMPORAG_LLM_TIMEOUT long enough?"
         ) from last
 
-    def _cache_call(self, method, *args):
-        """A cache operation whose failure costs a call, never the run."""
-        try:
-            return method(*args)
-        except sqlite3.Error as exc:
-            log.warning("LLM cache %s failed (%s): %s", method.__name__, self._cache.path, exc)
-            return None
-
     def _cached(self, key: str, accept: Accept | None) -> dict[str, Any] | None:
         """The stored record of ``key`` when it passes ``accept``; one that does not is dropped (it was
         cached before replies were checked) and asked again."""
         if self._cache is None:
             return None
-        stored = self._cache_call(self._cache.get, key)
+        stored = best_effort(self._cache.get, key)
         if stored is not None and not accepts(accept, stored["text"]):
             if self._keeps_unparsed:
                 return {**stored, "unparsed": True}
             log.info("cached LLM reply %s cannot be parsed; dropped, asking again", key)
-            self._cache_call(self._cache.delete, key)
+            best_effort(self._cache.delete, key)
             return None
         return stored
 
@@ -463,4 +393,4 @@ class LLM:
 
     def _cache_put(self, key: str, response: LLMResponse) -> None:
         record = responses.cache_record(response)
-        self._cache_call(self._cache.put, key, self.model_name, self.endpoint, record)
+        best_effort(self._cache.put, key, self.model_name, self.endpoint, record)

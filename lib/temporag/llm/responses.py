@@ -14,6 +14,7 @@ from typing import Any
 
 from temporag.llm.backends import cl100k_count
 from temporag.llm.cache import CACHE_SCHEMA
+from temporag.llm.models import UNRESOLVED
 from temporag.llm.types import (
     TOKENS_API,
     TOKENS_FALLBACK,
@@ -118,6 +119,6 @@ def failed(exc: BaseException, model_label: str, latency_s: float = 0.0) -> LLMR
         token_source="",
         latency_s=latency_s,
         cached=False,
-        model=model_label if model_label != "(not resolved yet)" else "unknown",
+        model=model_label if model_label != UNRESOLVED else "unknown",
         error=str(exc) if isinstance(exc, LLMError) else describe_error(exc),
     )
