@@ -11,12 +11,8 @@ from typing import Any
 from temporag.cache import content_hash
 from temporag.config import Settings, get_settings
 from temporag.llm import models, responses, retry
-from temporag.llm.backends import (
-    DEFAULT_N_CTX,
-    EMBEDDED_ENDPOINT,
-    LlamaCppBackend,
-    OpenAIBackend,
-)
+from temporag.llm.attempts import complete_with_retries
+from temporag.llm.backends import DEFAULT_N_CTX, EMBEDDED_ENDPOINT, LlamaCppBackend, OpenAIBackend
 from temporag.llm.cache import ResponseCache, best_effort
 from temporag.llm.concurrency import FLIGHTS, in_worker, ordered_map
 from temporag.llm.replies import Accept, accepts, parse_json_reply, parses_as_json
@@ -203,7 +199,18 @@ class LLM:
             # after a failed call, one attempt per call: an outage costs a few requests, not hours
             attempts = 1 if breaker.consecutive else max(0, int(self.settings.llm_max_retries)) + 1
             try:
-                raw, latency, text, finish_reason = self._complete_with_retries(msgs, params, attempts)
+                raw, latency, text, finish_reason = complete_with_retries(
+                    self.backend,
+                    msgs,
+                    params,
+                    attempts=attempts,
+                    breaker=self.breaker,
+                    timeout_s=float(self.settings.llm_timeout),
+                    budget_s=self.retry_budget_s,
+                    base_delay_s=self.retry_base_delay,
+                    max_delay_s=self.retry_max_delay,
+                    where=f"{self.endpoint} (model {self._model_label()})",
+                )
             except EndpointError as exc:
                 breaker.failure(str(exc))
                 raise
@@ -312,63 +319,6 @@ class LLM:
         return responses.failed(exc, self._model_label(), latency_s)
 
     # -- internals -----------------------------------------------------------------------------------
-    def _complete_with_retries(
-        self, messages: Messages, params: dict[str, Any], attempts: int
-    ) -> tuple[dict, float, str, str | None]:
-        """(raw completion, seconds, text, finish reason) of the first attempt that returns a chat
-        completion.  Transient failures — including a body that is not a completion — are retried
-        with backoff (or after the server's ``Retry-After``); running out of attempts, or an
-        endpoint-wide refusal, is an :class:`EndpointError`.  Each failed attempt's seconds count against
-        the breaker's retry budget at once (default 2 × the timeout), and a call stops retrying timeouts
-        before they overrun it, so a hanging server costs about two timeouts, not minutes."""
-        last: BaseException | None = None
-        breaker = self.breaker
-        timeout = float(self.settings.llm_timeout)
-        timed_out_s = 0.0
-        made = 0
-        for attempt in range(attempts):
-            if attempt and breaker.open:  # another thread (or this call's failures) opened it
-                raise LLMUnavailable(breaker.message()) from last
-            made += 1
-            t0 = time.perf_counter()
-            try:
-                raw = self.backend.complete(messages, params)
-                text, finish_reason = responses.extract_text(
-                    raw, f"{self.endpoint} (model {self._model_label()})"
-                )
-                return raw, time.perf_counter() - t0, text, finish_reason
-            except LLMError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                last = exc
-                if not retry.is_transient(exc):
-                    kind = EndpointError if retry.endpoint_wide(exc) else LLMError
-                    where = f"{self.endpoint} (model {self._model_label()})"
-                    raise kind(f"LLM call to {where} failed: {describe_error(exc)}") from exc
-                spent = time.perf_counter() - t0
-                breaker.spend(describe_error(exc), spent)  # at once: a hang opens it within the budget
-                if retry.is_timeout(exc):
-                    timed_out_s += spent
-                    # another timeout would overrun the budget (2 timeouts by default): give up now
-                    if timed_out_s + timeout > self.retry_budget_s + 0.5 * timeout or breaker.open:
-                        break
-                if attempt < attempts - 1:
-                    delay = retry.backoff_s(attempt, self.retry_base_delay, self.retry_max_delay, exc)
-                    log.info(
-                        "transient LLM failure (%s); retry %d/%d in %.2f s",
-                        describe_error(exc),
-                        attempt + 1,
-                        attempts - 1,
-                        delay,
-                    )
-                    time.sleep(delay)
-        assert last is not None
-        raise EndpointError(
-            f"LLM call to {self.endpoint} (model {self._model_label()}) failed after "
-            f"{made} attempt{'s' if made != 1 else ''}; last error: {describe_error(last)} — is the "
-            "server up and TEMPORAG_LLM_TIMEOUT long enough?"
-        ) from last
-
     def _cached(self, key: str, accept: Accept | None) -> dict[str, Any] | None:
         """The stored record of ``key`` when it passes ``accept``; one that does not is dropped (it was
         cached before replies were checked) and asked again."""
