@@ -12,12 +12,18 @@ Why the extra machinery around a plain API call, module by module:
   requests in flight (default 16; the embedded model one), results in input order, so a concurrent run
   records exactly what a sequential one does; ``map_questions`` runs multi-step methods question by
   question side by side; a reply the caller cannot parse is marked ``unparsed`` and never cached;
+* :mod:`~temporag.llm.models` — which model an endpoint serves (part of every cache key): configured, or
+  asked of the server once per process and remembered in the cache for when it cannot be asked;
+* :mod:`~temporag.llm.responses` — the response records, read from a raw completion (token counts
+  labelled with where they came from), rebuilt from the cache or another thread's answer, so every path
+  reports the same record; :mod:`~temporag.llm.replies` reads the reply text (JSON, the caller's check);
 * :mod:`~temporag.llm.cache` — every successful response is cached in sqlite keyed by the request's
   content hash (WAL, one connection per thread, shared by processes), checked with sqlite's
   ``quick_check`` when first opened; a damaged file is moved aside and its readable rows salvaged;
 * :mod:`~temporag.llm.concurrency` — ordered concurrent maps with a progress bar (calls/s, ETA) and the
   in-process single flight: two threads asking the same thing send one request (two processes: the
   per-request flock of the cache);
+* :mod:`~temporag.llm.attempts` — one request's attempts, bounded by the retry budget;
 * :mod:`~temporag.llm.retry` — transient failures are retried with exponential backoff and jitter (a 429's
   ``Retry-After`` is honoured); after ``TEMPORAG_LLM_BREAKER`` consecutive failed calls, or once failures
   in a row used the retry budget (``TEMPORAG_LLM_RETRY_BUDGET``, default 2 × the timeout; a timeout

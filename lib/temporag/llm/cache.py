@@ -15,13 +15,16 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from temporag.cache import exclusive
 
 log = logging.getLogger(__name__)
+_client_log = logging.getLogger("temporag.llm")  # best_effort speaks for the client, under its name
+
+T = TypeVar("T")
 
 CACHE_SCHEMA = 1
 _COLUMNS = "key, model, endpoint, response, created"
@@ -195,6 +198,16 @@ class ResponseCache:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def best_effort(operation: Callable[..., T], *args: Any) -> T | None:
+    """``operation(*args)`` for a bound :class:`ResponseCache` method, or None when sqlite fails: a cache
+    operation whose failure costs the client a call, never the run."""
+    try:
+        return operation(*args)
+    except sqlite3.Error as exc:
+        _client_log.warning("LLM cache %s failed (%s): %s", operation.__name__, operation.__self__.path, exc)
+        return None
 
 
 # ----------------------------------------------------------------------------------------------------

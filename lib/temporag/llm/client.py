@@ -4,46 +4,29 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from temporag.cache import content_hash
 from temporag.config import Settings, get_settings
-from temporag.llm import retry
-from temporag.llm.backends import (
-    DEFAULT_N_CTX,
-    EMBEDDED_ENDPOINT,
-    LlamaCppBackend,
-    OpenAIBackend,
-    cl100k_count,
-)
-from temporag.llm.cache import CACHE_SCHEMA, ResponseCache
-from temporag.llm.concurrency import SingleFlight, in_worker, ordered_map
-from temporag.llm.replies import parse_json_reply
+from temporag.llm import models, responses, retry
+from temporag.llm.attempts import complete_with_retries
+from temporag.llm.backends import DEFAULT_N_CTX, EMBEDDED_ENDPOINT, LlamaCppBackend, OpenAIBackend
+from temporag.llm.cache import ResponseCache, best_effort
+from temporag.llm.concurrency import FLIGHTS, in_worker, ordered_map
+from temporag.llm.replies import Accept, accepts, parse_json_reply, parses_as_json
 from temporag.llm.types import (
-    TOKENS_API,
-    TOKENS_FALLBACK,
-    TOKENS_MODEL,
     EndpointError,
     LLMError,
     LLMResponse,
     LLMUnavailable,
-    MalformedResponseError,
     Messages,
     check_messages,
     describe_error,
-    messages_text,
 )
 
 log = logging.getLogger("temporag.llm")
-
-#: a caller's check of a reply's text: False (or an exception) marks the reply unparsed and keeps it out
-#: of the cache, so that a re-run asks again
-Accept = Callable[[str], bool]
-
-_FLIGHTS = SingleFlight()  # one per process: every client, every thread
 
 
 class LLM:
@@ -106,75 +89,16 @@ class LLM:
         return self.settings.effective_llm_concurrency
 
     # -- identity ------------------------------------------------------------------------------------
-    def _discovers_model(self) -> bool:
-        """True for a server backend with no model configured: its name must be asked for."""
-        return hasattr(self.backend, "_model") and getattr(self.backend, "_model", None) is None
-
     def _model_label(self) -> str:
         """The model's name if known without asking anyone, else a placeholder (for messages)."""
-        if self._model is not None:
-            return self._model
-        if hasattr(self.backend, "_model"):
-            return getattr(self.backend, "_model", None) or "(not resolved yet)"
-        name = getattr(self.backend, "model_name", None)
-        return str(name) if name else type(self.backend).__name__
+        return models.model_label(self.backend, self._model)
 
     @property
     def model_name(self) -> str:
         """The model's name, resolved on first use and then kept (it is part of every cache key)."""
         if self._model is None:
-            self._model = self._resolve_model()
+            self._model = models.resolve_model(self.backend, self.endpoint, lambda: self.breaker, self._cache)
         return self._model
-
-    def _resolve_model(self) -> str:
-        if not self._discovers_model():
-            name = getattr(self.backend, "model_name", None)
-            return str(name) if name else type(self.backend).__name__
-        endpoint = self.endpoint
-        with retry._STATS_LOCK:  # one thread asks the server; the others wait for its answer
-            known = retry._DISCOVERED.get(endpoint)
-        if known is None:
-            known, _ = _FLIGHTS.do(f"models:{endpoint}", self._discover)
-        if isinstance(known, str):
-            if self._cache is not None:
-                self._cache_call(self._cache.remember_model, endpoint, known)
-            self.backend._model = known
-            return known
-        remembered = self._cache_call(self._cache.remembered_model, endpoint) if self._cache else None
-        if remembered:
-            log.warning(
-                "the model served at %s cannot be listed (%s); using %r, the model it served last time "
-                "(remembered in %s) — set TEMPORAG_LLM_MODEL to choose",
-                endpoint,
-                known,
-                remembered,
-                self._cache.path,
-            )
-            self.backend._model = remembered
-            return remembered
-        raise EndpointError(
-            f"cannot tell which model {endpoint} serves: {known}. No model is remembered for it in the "
-            "LLM cache either — set TEMPORAG_LLM_MODEL (or llm_model) to the served model's name"
-        )
-
-    def _discover(self) -> str | LLMError:
-        """Ask the server once per process and endpoint which model it serves."""
-        endpoint = self.endpoint
-        with retry._STATS_LOCK:
-            known = retry._DISCOVERED.get(endpoint)
-        if known is not None:
-            return known
-        if self.breaker.open:
-            known = LLMUnavailable(self.breaker.message())
-        else:
-            try:
-                known = str(self.backend.model_name)
-            except LLMError as exc:
-                known = exc
-                self.breaker.failure(str(exc))
-        with retry._STATS_LOCK:
-            retry._DISCOVERED[endpoint] = known
-        return known
 
     @property
     def endpoint(self) -> str:
@@ -253,10 +177,10 @@ class LLM:
         key = self.request_key(msgs, params)
         stored = self._cached(key, accept)
         if stored is not None:
-            return self._from_cache(stored, t0)
-        response, shared = _FLIGHTS.do(key, lambda: self._fetch(key, msgs, params, accept, t0))
+            return responses.from_cache(stored, t0)
+        response, shared = FLIGHTS.do(key, lambda: self._fetch(key, msgs, params, accept, t0))
         if shared:  # another thread sent this very request: its answer, as a cache hit would give it
-            return self._shared(response, t0)
+            return responses.shared(response, t0)
         return response
 
     def _fetch(self, key: str, msgs: Messages, params: dict[str, Any], accept, t0: float) -> LLMResponse:
@@ -269,13 +193,24 @@ class LLM:
             if waited:  # another run held this request: it has probably answered it by now
                 stored = self._cached(key, accept)
                 if stored is not None:
-                    return self._from_cache(stored, t0)
+                    return responses.from_cache(stored, t0)
                 if breaker.open:
                     raise LLMUnavailable(breaker.message())
             # after a failed call, one attempt per call: an outage costs a few requests, not hours
             attempts = 1 if breaker.consecutive else max(0, int(self.settings.llm_max_retries)) + 1
             try:
-                raw, latency, text, finish_reason = self._complete_with_retries(msgs, params, attempts)
+                raw, latency, text, finish_reason = complete_with_retries(
+                    self.backend,
+                    msgs,
+                    params,
+                    attempts=attempts,
+                    breaker=self.breaker,
+                    timeout_s=float(self.settings.llm_timeout),
+                    budget_s=self.retry_budget_s,
+                    base_delay_s=self.retry_base_delay,
+                    max_delay_s=self.retry_max_delay,
+                    where=f"{self.endpoint} (model {self._model_label()})",
+                )
             except EndpointError as exc:
                 breaker.failure(str(exc))
                 raise
@@ -283,8 +218,8 @@ class LLM:
                 breaker.success()  # the endpoint answered; this request was the problem
                 raise
             breaker.success()
-            prompt_tokens, completion_tokens, source = self._token_counts(raw, msgs, text)
-            unparsed = not _accepts(accept, text)
+            prompt_tokens, completion_tokens, source = responses.token_counts(self.backend, raw, msgs, text)
+            unparsed = not accepts(accept, text)
             response = LLMResponse(
                 text=text,
                 prompt_tokens=prompt_tokens,
@@ -303,43 +238,10 @@ class LLM:
                 self._cache_put(key, response)
         return response
 
-    @staticmethod
-    def _from_cache(stored: dict[str, Any], t0: float) -> LLMResponse:
-        return LLMResponse(
-            text=stored["text"],
-            prompt_tokens=stored["prompt_tokens"],
-            completion_tokens=stored["completion_tokens"],
-            token_source=stored["token_source"],
-            latency_s=time.perf_counter() - t0,
-            cached=True,
-            model=stored["model"],
-            original_latency_s=stored["latency_s"],
-            finish_reason=stored.get("finish_reason"),
-            unparsed=bool(stored.get("unparsed", False)),
-        )
-
-    @staticmethod
-    def _shared(response: LLMResponse, t0: float) -> LLMResponse:
-        """The answer another thread received, as the cache would give it (the same record a
-        sequential run reads for a repeated request)."""
-        if response.unparsed:  # not cached: a sequential run would have asked again and got it
-            return response
-        return LLMResponse(
-            text=response.text,
-            prompt_tokens=response.prompt_tokens,
-            completion_tokens=response.completion_tokens,
-            token_source=response.token_source,
-            latency_s=time.perf_counter() - t0,
-            cached=True,
-            model=response.model,
-            original_latency_s=response.original_latency_s,
-            finish_reason=response.finish_reason,
-        )
-
     def chat_json(self, messages: Sequence[dict[str, str]], **kwargs: Any) -> tuple[Any, LLMResponse]:
         """``chat`` in JSON mode, returning the parsed object too (LLMError if the reply holds none; such a
         reply is not cached)."""
-        response = self.chat(messages, json_mode=True, accept=_parses_as_json, **kwargs)
+        response = self.chat(messages, json_mode=True, accept=parses_as_json, **kwargs)
         return parse_json_reply(response.text), response
 
     def chat_many(
@@ -414,121 +316,20 @@ class LLM:
 
     def error_response(self, exc: BaseException, latency_s: float = 0.0) -> LLMResponse:
         """The record a batch keeps for an item that failed (never asks the network for the model)."""
-        model = self._model_label()
-        return LLMResponse(
-            text="",
-            prompt_tokens=0,
-            completion_tokens=0,
-            token_source="",
-            latency_s=latency_s,
-            cached=False,
-            model=model if model != "(not resolved yet)" else "unknown",
-            error=str(exc) if isinstance(exc, LLMError) else describe_error(exc),
-        )
+        return responses.failed(exc, self._model_label(), latency_s)
 
     # -- internals -----------------------------------------------------------------------------------
-    def _complete_with_retries(
-        self, messages: Messages, params: dict[str, Any], attempts: int
-    ) -> tuple[dict, float, str, str | None]:
-        """(raw completion, seconds, text, finish reason) of the first attempt that returns a chat
-        completion.  Transient failures — including a body that is not a completion — are retried
-        with backoff (or after the server's ``Retry-After``); running out of attempts, or an
-        endpoint-wide refusal, is an :class:`EndpointError`.  Each failed attempt's seconds count against
-        the breaker's retry budget at once (default 2 × the timeout), and a call stops retrying timeouts
-        before they overrun it, so a hanging server costs about two timeouts, not minutes."""
-        last: BaseException | None = None
-        breaker = self.breaker
-        timeout = float(self.settings.llm_timeout)
-        timed_out_s = 0.0
-        made = 0
-        for attempt in range(attempts):
-            if attempt and breaker.open:  # another thread (or this call's failures) opened it
-                raise LLMUnavailable(breaker.message()) from last
-            made += 1
-            t0 = time.perf_counter()
-            try:
-                raw = self.backend.complete(messages, params)
-                text, finish_reason = self._extract_text(raw)
-                return raw, time.perf_counter() - t0, text, finish_reason
-            except LLMError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                last = exc
-                if not retry.is_transient(exc):
-                    kind = EndpointError if retry.endpoint_wide(exc) else LLMError
-                    where = f"{self.endpoint} (model {self._model_label()})"
-                    raise kind(f"LLM call to {where} failed: {describe_error(exc)}") from exc
-                spent = time.perf_counter() - t0
-                breaker.spend(describe_error(exc), spent)  # at once: a hang opens it within the budget
-                if retry.is_timeout(exc):
-                    timed_out_s += spent
-                    # another timeout would overrun the budget (2 timeouts by default): give up now
-                    if timed_out_s + timeout > self.retry_budget_s + 0.5 * timeout or breaker.open:
-                        break
-                if attempt < attempts - 1:
-                    delay = retry.backoff_s(attempt, self.retry_base_delay, self.retry_max_delay, exc)
-                    log.info(
-                        "transient LLM failure (%s); retry %d/%d in %.2f s",
-                        describe_error(exc),
-                        attempt + 1,
-                        attempts - 1,
-                        delay,
-                    )
-                    time.sleep(delay)
-        assert last is not None
-        raise EndpointError(
-            f"LLM call to {self.endpoint} (model {self._model_label()}) failed after "
-            f"{made} attempt{'s' if made != 1 else ''}; last error: {describe_error(last)} — is the "
-            "server up and TEMPORAG_LLM_TIMEOUT long enough?"
-        ) from last
-
-    def _extract_text(self, raw: Any) -> tuple[str, str | None]:
-        try:
-            choice = raw["choices"][0]
-            message = choice.get("message") or {}
-            text = message.get("content")
-            if text is None:
-                text = choice.get("text", "")  # plain-completion servers
-            return str(text or ""), choice.get("finish_reason")
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise MalformedResponseError(
-                f"{self.endpoint} (model {self._model_label()}) returned no chat completion: "
-                f"{str(raw)[:300]!r}",
-                str(raw),
-            ) from exc
-
-    def _token_counts(self, raw: dict[str, Any], messages: Messages, text: str) -> tuple[int, int, str]:
-        usage = raw.get("usage") if isinstance(raw, dict) else None
-        if usage and usage.get("prompt_tokens") is not None and usage.get("completion_tokens") is not None:
-            source = getattr(self.backend, "usage_source", TOKENS_API)
-            return int(usage["prompt_tokens"]), int(usage["completion_tokens"]), source
-        counter = getattr(self.backend, "count_tokens", None)
-        if callable(counter):
-            try:
-                return counter(messages_text(messages)), counter(text), TOKENS_MODEL
-            except Exception as exc:  # noqa: BLE001 - fall through to the labelled fallback
-                log.debug("model tokenizer failed (%s); using cl100k_base", exc)
-        return cl100k_count(messages_text(messages)), cl100k_count(text), TOKENS_FALLBACK
-
-    def _cache_call(self, method, *args):
-        """A cache operation whose failure costs a call, never the run."""
-        try:
-            return method(*args)
-        except sqlite3.Error as exc:
-            log.warning("LLM cache %s failed (%s): %s", method.__name__, self._cache.path, exc)
-            return None
-
     def _cached(self, key: str, accept: Accept | None) -> dict[str, Any] | None:
         """The stored record of ``key`` when it passes ``accept``; one that does not is dropped (it was
         cached before replies were checked) and asked again."""
         if self._cache is None:
             return None
-        stored = self._cache_call(self._cache.get, key)
-        if stored is not None and not _accepts(accept, stored["text"]):
+        stored = best_effort(self._cache.get, key)
+        if stored is not None and not accepts(accept, stored["text"]):
             if self._keeps_unparsed:
                 return {**stored, "unparsed": True}
             log.info("cached LLM reply %s cannot be parsed; dropped, asking again", key)
-            self._cache_call(self._cache.delete, key)
+            best_effort(self._cache.delete, key)
             return None
         return stored
 
@@ -541,28 +342,5 @@ class LLM:
         return isinstance(self.backend, LlamaCppBackend)
 
     def _cache_put(self, key: str, response: LLMResponse) -> None:
-        record = {
-            "text": response.text,
-            "prompt_tokens": response.prompt_tokens,
-            "completion_tokens": response.completion_tokens,
-            "token_source": response.token_source,
-            "latency_s": response.latency_s,
-            "model": response.model,
-            "finish_reason": response.finish_reason,
-            "schema": CACHE_SCHEMA,
-        }
-        self._cache_call(self._cache.put, key, self.model_name, self.endpoint, record)
-
-
-def _accepts(accept: Accept | None, text: str) -> bool:
-    if accept is None:
-        return True
-    try:
-        return bool(accept(text))
-    except Exception:  # noqa: BLE001 - a parser that raises rejects the reply
-        return False
-
-
-def _parses_as_json(text: str) -> bool:
-    parse_json_reply(text)
-    return True
+        record = responses.cache_record(response)
+        best_effort(self._cache.put, key, self.model_name, self.endpoint, record)

@@ -118,3 +118,6 @@ class SingleFlight:
         finally:
             with self._lock:
                 self._calls.pop(key, None)
+
+
+FLIGHTS = SingleFlight()  # one per process: every client, every thread, model discovery and requests

@@ -1,13 +1,18 @@
-"""Reading replies: JSON inside prose, and a batch's usage summary for the papers' cost tables."""
+"""Reading replies: JSON inside prose, the caller's check that a reply parses, and a batch's usage summary
+for the papers' cost tables."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from temporag.llm.types import LLMError, LLMResponse
+
+#: a caller's check of a reply's text: False (or an exception) marks the reply unparsed and keeps it out
+#: of the cache, so that a re-run asks again
+Accept = Callable[[str], bool]
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js|python|py)?[ \t]*\n?(.*?)(?:```|\Z)", re.S)
 
@@ -33,6 +38,22 @@ def parse_json_reply(text: str) -> Any:
     snippet = text.strip().replace("\n", " ")
     snippet = snippet[:200] + ("..." if len(snippet) > 200 else "")
     raise LLMError(f"no JSON object or list found in the LLM reply: {snippet!r}")
+
+
+def accepts(accept: Accept | None, text: str) -> bool:
+    """Whether ``text`` passes the caller's check (no check passes everything)."""
+    if accept is None:
+        return True
+    try:
+        return bool(accept(text))
+    except Exception:  # noqa: BLE001 - a parser that raises rejects the reply
+        return False
+
+
+def parses_as_json(text: str) -> bool:
+    """The check of a JSON-mode call: the reply holds a JSON object or list (raises otherwise)."""
+    parse_json_reply(text)
+    return True
 
 
 def usage_summary(responses: Iterable[LLMResponse]) -> dict[str, Any]:
