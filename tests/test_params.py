@@ -130,7 +130,7 @@ def test_a_registered_methods_parameters_are_found_through_the_registry(tmp_path
     [
         ("sar", {"max_steps": 0}, "parameter max_steps = 0 is not allowed: max_steps must be a whole"),
         ("sar", {"agent_sample": 4}, "unknown parameter 'agent_sample' for notebook sar; its parameters"),
-        ("timer4", {"code_loss": "yes"}, "code_loss must be True or False or None"),
+        ("timer4", {"code_loss": True}, "unknown parameter 'code_loss' for notebook timer4"),
         ("timer4", {"mu": 1.5}, "parameter mu = 1.5 is not allowed: mu must be a number in [0, 1]"),
         ("ia_rag", {"datasets": ["TimeQA", "MultiTQ"]}, "datasets must be None (all three) or a non-empty"),
         ("ia_rag", {"tightening": "fast"}, "tightening must be one of 'offline', 'llm', 'none'"),

@@ -212,7 +212,7 @@ class Parameters:
         heads = [f"{p.name}: {p.type} = {_cell_value(p.default)}" for p in self]
         width = min(max(len(h) for h in heads), 36)  # a long head pushes only its own help right
         lines = [f"{h.ljust(width)}  # {p.help}{_profile_note(p)}" for h, p in zip(heads, self)]
-        typing = "from typing import Optional\n\n" if any("Optional[" in p.type for p in self) else ""
+        typing = "from typing import Optional\n" if any("Optional[" in p.type for p in self) else ""
         return typing + "\n".join(lines)
 
     def table(self) -> list[str]:

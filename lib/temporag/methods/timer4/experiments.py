@@ -11,9 +11,12 @@ import pandas as pd
 
 from temporag import plots
 from temporag.methods.timer4 import candidate_triples, report
+from temporag.methods.timer4.runs import READER_TOP_K
 from temporag.methods.timer4.store import KnowledgeStore
 from temporag.reported import PaperRef
 
+#: the numbers of facts n that Fig. 3 plots
+FIG3_NS = (5, 10, 15, 20, 30)
 DISCRIMINATION_CAPTION = (
     "Held-out template questions (train period): share where the positive fact beats each negative kind "
     "(cosine of Eq. 7)."
@@ -178,7 +181,7 @@ def record_discrimination(results, frame: pd.DataFrame, n: int) -> None:
 # reader tables, Fig. 3, released outputs, speed
 
 
-def table3_caption(n_reader: int, reader: str, top_k: int, scores: dict) -> str:
+def table3_caption(n_reader: int, reader: str, scores: dict, top_k: int = READER_TOP_K) -> str:
     return (
         f"Table 3 (MultiTQ) Hits@1. Kit: {n_reader} seeded questions, reader {reader} (not fine-tuned, up "
         f"to {top_k} answers); n per column {scores['n']}, failed calls {scores['failed']['Overall']}. "

@@ -15,6 +15,9 @@ from temporag.methods.timer4.store import DATE_WEIGHT, compose, date_text
 from temporag.readers import build_reader_prompt
 from temporag.sampling import stratified_sample
 
+#: answers the reader may list (Table 3 scores the first as Hits@1)
+READER_TOP_K = 5
+
 
 def ablations(method) -> dict:
     """Table 5's rows as variants of one method (they share every stage they have in common)."""
@@ -33,7 +36,7 @@ def subsample(questions: Sequence, n: int | None, seed: int = 0) -> list:
 
 
 def read_variants(
-    variants: dict, llm, questions: Sequence, *, top_k: int = 5, subset: Sequence | None = None
+    variants: dict, llm, questions: Sequence, *, top_k: int = READER_TOP_K, subset: Sequence | None = None
 ) -> tuple[dict, dict, dict]:
     """The reader on every variant: TimeR4 reads all ``questions`` (Table 3), the other variants only
     ``subset`` (Table 5; default all).  Returns the reader results, TimeR4's scores on ``questions`` and
@@ -61,7 +64,13 @@ def recall_at(kg, variants: dict, questions: Sequence, k: int = 15) -> dict[str,
 
 
 def number_of_facts(
-    method, llm, kg, questions: Sequence, reader_questions: Sequence, ns: Sequence[int], top_k: int = 5
+    method,
+    llm,
+    kg,
+    questions: Sequence,
+    reader_questions: Sequence,
+    ns: Sequence[int],
+    top_k: int = READER_TOP_K,
 ):
     """Fig. 3: answer recall@n on ``questions``, whole-output Hits@1 with n facts on ``reader_questions``."""
     deep = method.retrieve(questions, k=max(ns)).ids  # the reranked list is prefix-consistent
