@@ -23,6 +23,7 @@ quick check on a CPU; the committed comparison is with the full store).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import time
 from pathlib import Path
@@ -127,8 +128,6 @@ def recall_check(kg, encoder: Encoder, fks, trained, subset: int | None) -> dict
 
 def _cpu_recall() -> dict:
     """The committed CPU run's recall@15 by category, for the two columns this check measures."""
-    import csv
-
     with open(CPU_RECALL, newline="") as f:
         rows = list(csv.DictReader(f))
     columns = ("base model (before)", "fine-tuned (after)")

@@ -171,3 +171,14 @@ def test_fig3_reads_like_the_paper():
     ticks = [t.get_text() for t in tokens_ax.get_yticklabels() if t.get_text()]
     assert "1,000" in ticks and not any("e+" in t or "^" in t for t in ticks), ticks
     assert time_ax.get_ylim()[0] == pytest.approx(2.49 / 2)
+
+
+def test_a_missing_data_set_is_named_relative_to_the_checkout(tmp_path):
+    from temporag.config import REPO_ROOT
+    from temporag.data.errors import MissingDataError
+    from temporag.methods.star_rag.paper_tables import not_run_status
+
+    missing = REPO_ROOT.parent / "shared" / "data" / "cronquestions" / "kg" / "full.txt.gz"
+    status = not_run_status(MissingDataError(missing, "cronquestions"))
+    assert status == "not run — cronquestions: missing file ../shared/data/cronquestions/kg/full.txt.gz"
+    assert not_run_status(FileNotFoundError("no such folder")) == "not run — no such folder"

@@ -20,6 +20,7 @@ from temporag.methods.star_rag import build, table2_inputs
 from temporag.methods.star_rag.figures import fig3_tokens_time
 from temporag.methods.star_rag.reader import prompt_tokens
 from temporag.reported import PaperRef
+from temporag.results import repo_relative
 
 BACKBONES = ("STAR-RAG+Llama-3-8B-Instruct", "STAR-RAG+GPT-4o-mini")
 STRICT = "strict"
@@ -117,13 +118,21 @@ def table2_multitq(results, hits: Mapping, reader: str, n: int) -> pd.DataFrame:
     return comparison_frame(rows)
 
 
+def not_run_status(exc: FileNotFoundError) -> str:
+    """Why a data set did not run, naming the missing file relative to the checkout (as results.json
+    names the data folder), so the table reads the same on any machine and in the notebook's display."""
+    reason = str(exc).split(". Set TEMPORAG_DATA")[0]
+    path = getattr(exc, "path", None)
+    return f"not run — {reason.replace(path, repo_relative(path)) if path else reason}"
+
+
 def _other_dataset_row(dataset: str, params, reader_style: str, llm, n: int, reader: str) -> dict:
     refs = {k: paper_ref("Table 2", "STAR-RAG", f"Hit@{k}", dataset=dataset).value() for k in (1, 5, 10)}
     row = {"data set": dataset, "reader": reader}
     try:
         kg, questions = table2_inputs(dataset)
     except FileNotFoundError as exc:
-        status = f"not run — {exc}".split(". Set TEMPORAG_DATA")[0]
+        status = not_run_status(exc)
         return {
             **row,
             "status": status,
