@@ -159,14 +159,6 @@ def _close(fig) -> None:
     plt.close(fig)
 
 
-def _llm_calls() -> dict[str, Any]:
-    return call_stats()
-
-
-def _data_mismatches() -> dict[str, str]:
-    return mismatches()
-
-
 class Results:
     """Collects one notebook run's outputs in its output folder (``out_dir``, else
     :func:`temporag.outputs.interactive_output_dir`: the runner always passes its staging folder)."""
@@ -224,12 +216,12 @@ class Results:
             "llm_calls": {"calls": 0, "cached": 0, "failed": 0, "last_error": None},
             "elapsed_s": 0.0,  # from this object's creation (the notebook's start) to the last save
         }
-        self._llm_before = _llm_calls()
+        self._llm_before = call_stats()
         self._t0 = time.perf_counter()
         self.save()
 
     def save(self) -> Path:
-        now = _llm_calls()
+        now = call_stats()
         self.data["llm_calls"] = {
             **{k: now[k] - self._llm_before[k] for k in ("calls", "cached", "failed")},
             # replies the caller could not parse (prose for a list): counted apart, never cached
@@ -241,7 +233,7 @@ class Results:
         }
         if "unparsed" in now:  # replies that could not be parsed (counted by the client that has it)
             self.data["llm_calls"]["unparsed"] = now["unparsed"] - self._llm_before.get("unparsed", 0)
-        mismatched = _data_mismatches()
+        mismatched = mismatches()
         if mismatched:  # the runner names them in its summary line: they reach the console
             self.data["data_mismatches"] = mismatched
         self.data["elapsed_s"] = round(time.perf_counter() - self._t0, 1)

@@ -16,13 +16,9 @@ import numpy as np
 
 from temporag.evaluate import evidence_recall
 from temporag.methods.base import Method
-from temporag.methods.ia_rag.corpus import _encoding as encoding
+from temporag.methods.ia_rag.corpus import _encoding
 
 BUDGETS = (100, 200, 400, 800, 1600, 2400)  # cl100k tokens; 2,400 = Vanilla RAG's two chunks
-
-
-def _encoding():
-    return encoding()
 
 
 def recall_at_budgets(
