@@ -126,10 +126,10 @@ bench: setup
 
 # JupyterLab on the whole checkout (notebooks/, figures/, runs/, runbooks/ in its file browser), on LAB_PORT of
 # this machine only (localhost: reach it from a laptop through an SSH tunnel, as printed).  A notebook of
-# notebooks/ is saved without its outputs (lib/temporag/nbstrip.py), so running one leaves `git status` clean.
+# notebooks/ is saved without its outputs (lib/temporag/run/nbstrip.py), so running one leaves `git status` clean.
 LAB_PORT ?= 8888
 LAB_ARGS = --ServerApp.root_dir='$(CURDIR)' --port=$(LAB_PORT) --ServerApp.port_retries=0 \
-  --ContentsManager.pre_save_hook=temporag.nbstrip.lab_pre_save
+  --ContentsManager.pre_save_hook=temporag.run.nbstrip.lab_pre_save
 lab: setup
 	@echo "JupyterLab: $(CURDIR) on port $(LAB_PORT) of $$(hostname) (localhost only)."
 	@echo "From a laptop: ssh -N -L $(LAB_PORT):localhost:$(LAB_PORT) $${USER:-$$(id -un)}@$$(hostname -f 2>/dev/null || hostname)"

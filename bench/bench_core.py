@@ -9,8 +9,8 @@ import numpy as np
 
 from temporag.config import describe_device
 from temporag.data import multitq
-from temporag.embed import Encoder, VectorIndex, kg_triple_vectors
 from temporag.methods.semantic import SemanticRetriever
+from temporag.retrieval.embed import Encoder, VectorIndex, kg_triple_vectors
 
 
 def peak_rss_mb() -> float:

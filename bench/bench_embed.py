@@ -15,12 +15,12 @@ import time
 
 import numpy as np
 
+from temporag.answer.evaluate import answer_recall_at_k
 from temporag.config import get_settings
 from temporag.data import multitq
-from temporag.embed import Encoder
-from temporag.embed_onnx import BACKENDS, onnx_available
-from temporag.evaluate import answer_recall_at_k
 from temporag.methods.semantic import SemanticRetriever
+from temporag.retrieval.embed import Encoder
+from temporag.retrieval.embed_onnx import BACKENDS, onnx_available
 
 SAMPLE = 5000
 ACCEPTED_LOSS_POINTS = 0.5

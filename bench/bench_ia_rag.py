@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from temporag.embed import Encoder
 from temporag.methods.ia_rag import build_index, corpus
 from temporag.methods.ia_rag.retrieval import IARAG
+from temporag.retrieval.embed import Encoder
 
 TARGET_GRAPH_AND_FOREST_S = 300.0
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from temporag.answer.evaluate import latency_summary
 from temporag.data import multitq
-from temporag.embed import Encoder
-from temporag.evaluate import latency_summary
+from temporag.retrieval.embed import Encoder
 
 TARGET_P50_MS = 20.0
 

@@ -90,12 +90,12 @@ def part_one(tmp: Path) -> None:
 
 
 def part_two(tmp: Path) -> None:
+    from temporag.answer.readers import read_many
     from temporag.data import multitq
     from temporag.methods.ia_rag.classify import classify_llm
     from temporag.methods.sar import SAR
     from temporag.methods.tecqa.parser import make_parser
-    from temporag.readers import read_many
-    from temporag.workspace import KGWorkspace
+    from temporag.methods.workspace import KGWorkspace
 
     kg = multitq.load_kg()
     questions = multitq.load_questions()

@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
+from temporag.answer.evaluate import latency_summary
 from temporag.data import multitq
-from temporag.evaluate import latency_summary
 from temporag.methods.sar import SAR
 
 N_QUESTIONS = 200

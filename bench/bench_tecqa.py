@@ -12,9 +12,9 @@ import time
 import numpy as np
 
 from temporag.data import multitq
-from temporag.embed import Encoder
 from temporag.methods import tecqa
 from temporag.methods.semantic import SemanticRetriever
+from temporag.retrieval.embed import Encoder
 
 N_QUESTIONS = 256
 TARGET_P50_MS = 20.0

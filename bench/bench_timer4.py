@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from temporag.data import multitq
-from temporag.embed import Encoder
 from temporag.methods import timer4
 from temporag.methods.timer4.rerank import question_constraint, rerank_facts
 from temporag.methods.timer4.store import one_blas_thread
+from temporag.retrieval.embed import Encoder
 
 N_QUESTIONS = 256
 TARGET_P50_MS = 20.0

@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from temporag.data import multitq
-from temporag.embed import Encoder
 from temporag.methods import tecqa, timer4
 from temporag.methods.timer4 import negatives, report, train
+from temporag.retrieval.embed import Encoder
 
 TRAIN_EXAMPLES = 4800  # the paper profile's (--examples N for a smaller run)
 SUBSET_TRIPLES = 30  # per question and question form

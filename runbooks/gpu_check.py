@@ -32,10 +32,10 @@ import numpy as np
 
 from temporag.config import get_settings
 from temporag.data import multitq
-from temporag.embed import Encoder
+from temporag.retrieval.embed import Encoder
 from temporag.methods import timer4
 from temporag.methods.timer4 import negatives, report, train
-from temporag.parsing import make_offline_parser
+from temporag.question.parsing import make_offline_parser
 
 EXAMPLES = 4800  # the paper profile's training questions
 REFERENCE_STEP = 331  # every 331st distinct fact text: 504 rows, spread over the whole KG

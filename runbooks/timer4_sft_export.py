@@ -16,7 +16,7 @@ import argparse
 import time
 
 from temporag.data import multitq
-from temporag.embed import Encoder
+from temporag.retrieval.embed import Encoder
 from temporag.methods import tecqa, timer4
 from temporag.methods.timer4 import negatives, runs, train
 

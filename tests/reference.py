@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from temporag.ppr import Transition
+from temporag.methods.star_rag.ppr import Transition
 
 
 def cosine_top_k(query: np.ndarray, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

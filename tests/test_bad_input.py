@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from temporag import cli, config
-from temporag.runner import RunOutcome, run_counts, summary
+from temporag.run.runner import RunOutcome, run_counts, summary
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_an_empty_questions_file_is_one_line(tmp_path, shared_data):
     """A questions file holding `[]` is one line: from the loader, and from `reproduce` before any kernel."""
     from temporag.data import multitq
     from temporag.data.errors import DataFormatError
-    from temporag.runner import reproduce
+    from temporag.run.runner import reproduce
 
     empty = tmp_path / "none.json"
     empty.write_text("[]")
@@ -143,7 +143,7 @@ def test_run_warnings_are_counted_in_the_summary_line(tmp_path):
 
 def test_results_record_data_mismatches_of_their_run(tmp_path, monkeypatch):
     from temporag.data import paths
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     monkeypatch.setitem(
         paths._PINNED, (str(tmp_path / "full.txt"), 4, 0), "4 bytes, the pinned release has 5"
@@ -157,7 +157,7 @@ def test_results_record_data_mismatches_of_their_run(tmp_path, monkeypatch):
 # A notebook that reads a data file the registry pins (cut short) through the kit's check.
 CUT_DATA = """
 from temporag.data.paths import check_pinned
-from temporag.results import Results
+from temporag.notebook.results import Results
 res = Results("cut_data", {"profile": profile, "output_dir": output_dir}, out_dir=output_dir)
 check_pinned("multitq/kg/relation2id.json", path)
 res.metric("x", 1.0)
@@ -172,7 +172,7 @@ def test_a_data_mismatch_inside_a_notebook_reaches_the_summary_line(tmp_path, ca
 
     import nbformat
 
-    from temporag.runner import reproduce
+    from temporag.run.runner import reproduce
 
     good = Path(config.get_settings().data_dir) / "multitq" / "kg" / "relation2id.json.gz"
     cut = tmp_path / "relation2id.json"

@@ -130,8 +130,8 @@ def test_cli_refuses_a_bad_grid_before_running_anything(tmp_path, capsys):
 
 
 def _encode_in_child(cache_dir: str, texts: list[str], out_file: str, built) -> None:
-    from temporag import embed
     from temporag.config import get_settings
+    from temporag.retrieval import embed
 
     embed.CHUNK = 2  # 4 chunks of 2 texts
 

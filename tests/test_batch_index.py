@@ -14,7 +14,7 @@ from browser import browser_page
 from fakes import CountingEndpoint
 
 from temporag.batch.index import build_index, headline, reader_model
-from temporag.runner import run_notebook
+from temporag.run.runner import run_notebook
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "batch"

@@ -14,9 +14,9 @@ import pytest
 from browser import browser_page
 
 from temporag.batch.book import RESULTS_ONLY, build_book, image_outputs, pages
-from temporag.executed import slim_notebook
-from temporag.outputs import output_name
-from temporag.runner import available_notebooks
+from temporag.notebook.outputs import output_name
+from temporag.run.executed import slim_notebook
+from temporag.run.runner import available_notebooks
 
 REPO = Path(__file__).resolve().parents[1]
 FIGURES = REPO / "figures"
@@ -53,7 +53,7 @@ def test_every_paper_has_a_declared_headline_of_recorded_numbers():
 def test_pages_come_in_reading_order_with_their_declared_titles():
     found = {p.paper: p for p in pages()}
     assert list(found) == ["tour", "tecqa", "star_rag", "timer4", "ia_rag", "sar", "leaderboard"]
-    assert found["tour"].title == "Tour: MultiTQ and the semantic (Naive RAG) baseline"  # temporag.tour
+    assert found["tour"].title == "Tour: MultiTQ and the semantic (Naive RAG) baseline"
     assert found["leaderboard"].title == "Leaderboard: every method on one protocol"
     assert found["leaderboard"].headline is None  # its pages are listed; no first-page row
     assert found["sar"].title == "SAR: search, verify and answer"  # the method entry's
@@ -197,8 +197,8 @@ def test_a_committed_run_keeps_its_executed_notebook_small(tmp_path):
     """The paper-profile run's executed notebook stays beside its figures (git keeps it), long text cut."""
     import subprocess
 
-    from temporag.executed import MAX_TEXT_OUTPUT
-    from temporag.runner import run_notebook
+    from temporag.run.executed import MAX_TEXT_OUTPUT
+    from temporag.run.runner import run_notebook
 
     nbs = tmp_path / "notebooks"
     nbs.mkdir()

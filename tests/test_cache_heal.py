@@ -18,7 +18,7 @@ from temporag.data.tkg import TemporalKG
 
 @pytest.fixture()
 def encoder(tmp_cache):
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     return Encoder()
 
@@ -253,7 +253,7 @@ def test_train_retriever_retrains_when_its_cached_model_is_cut(kg, tmp_path, mon
 @pytest.fixture()
 def fake_export(tmp_path, monkeypatch):
     """build_export with a stand-in exporter (no torch): each export writes new bytes and is counted."""
-    from temporag import embed_onnx
+    from temporag.retrieval import embed_onnx
 
     model_dir = tmp_path / "model"
     model_dir.mkdir()
@@ -274,7 +274,7 @@ def fake_export(tmp_path, monkeypatch):
 
 
 def test_onnx_export_garbled_is_detected_and_exported_again(fake_export, tmp_cache, caplog):
-    from temporag.embed_onnx import build_export
+    from temporag.retrieval.embed_onnx import build_export
 
     model_dir, made = fake_export
     path = build_export(model_dir, "onnx-int8", tmp_cache)
@@ -289,7 +289,7 @@ def test_onnx_export_garbled_is_detected_and_exported_again(fake_export, tmp_cac
 
 
 def test_onnx_export_without_a_recorded_hash_is_exported_again(fake_export, tmp_cache):
-    from temporag.embed_onnx import build_export
+    from temporag.retrieval.embed_onnx import build_export
 
     model_dir, made = fake_export
     path = build_export(model_dir, "onnx", tmp_cache)
@@ -301,7 +301,7 @@ def test_onnx_export_without_a_recorded_hash_is_exported_again(fake_export, tmp_
 def test_onnx_export_in_a_read_only_cache_takes_no_build_lock(fake_export, tmp_cache, monkeypatch):
     """An export that exists in a read-only cache is used without its build lock (no `OSError: [Errno 30]
     Read-only file system: ….onnx.building`)."""
-    from temporag import embed_onnx
+    from temporag.retrieval import embed_onnx
 
     model_dir, made = fake_export
     path = embed_onnx.build_export(model_dir, "onnx", tmp_cache)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from temporag.cache import atomic_write, content_hash, save_npy
-from temporag.results import Results
+from temporag.notebook.results import Results
 
 
 def test_content_hash_is_stable_and_sensitive():
@@ -75,7 +75,7 @@ def test_tables_show_a_column_named_as_a_count_as_whole_numbers(tmp_path, tmp_ca
 def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache, monkeypatch):
     # a stand-in checkout under tmp_path: the test never writes into the repository's figures/
     repo = tmp_path / "checkout" / "temporag"
-    monkeypatch.setattr("temporag.results.REPO_ROOT", repo)
+    monkeypatch.setattr("temporag.notebook.results.REPO_ROOT", repo)
     out = repo / "figures" / "_test_portable"
     res = Results("demo", {"output_dir": str(out), "data": str(repo.parent / "shared" / "data")}, out_dir=out)
     res.table("t", pd.DataFrame({"file": [str(repo.parent / "shared" / "x.txt")]}), "c")
@@ -93,7 +93,7 @@ def test_results_record_the_data_folder_relative_to_the_checkout(tmp_path, tmp_c
     """A run from a git worktree two levels below the shared data records it as ../../shared/data however
     TEMPORAG_DATA spells it (relative from elsewhere, absolute, with ..), one beside it as ../shared/data."""
     from temporag.config import get_settings
-    from temporag.results import repo_relative
+    from temporag.notebook.results import repo_relative
 
     project = tmp_path / "project"
     worktree, main = project / "wt" / "paper-run", project / "main"
@@ -104,7 +104,7 @@ def test_results_record_the_data_folder_relative_to_the_checkout(tmp_path, tmp_c
         main: [data],
     }
     for i, (checkout, spelled) in enumerate((c, s) for c, ss in spellings.items() for s in ss):
-        monkeypatch.setattr("temporag.results.REPO_ROOT", checkout)
+        monkeypatch.setattr("temporag.notebook.results.REPO_ROOT", checkout)
         out = tmp_path / f"out{i}"
         Results("demo", {}, out_dir=out, settings=get_settings(data_dir=spelled))
         recorded = json.loads((out / "results.json").read_text())["settings"]["data_dir"]

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from fakes import fake_llm
 
-from temporag import costs
 from temporag.cli import main
 from temporag.config import Settings
 from temporag.llm import LLM, ResponseCache
-from temporag.results import Results
+from temporag.notebook.results import Results
+from temporag.run import costs
 
 REPO = Path(__file__).resolve().parents[1]
 

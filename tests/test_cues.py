@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from temporag import cues
+from temporag.answer.template_reader import classify
 from temporag.linking import tokenize
 from temporag.methods.tecqa import question_focus
-from temporag.template_reader import classify
+from temporag.question import cues
 
 
 def test_cue_positions_find_words_and_phrases_in_normalised_tokens():

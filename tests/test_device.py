@@ -57,7 +57,7 @@ def test_describe_device_names_device_setting_and_build(no_gpu):
 
 
 def test_the_embedder_runs_on_the_setting(no_gpu):
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     enc = Encoder(Settings(device="auto", threads=1))
     assert enc.device == "cpu" and enc.model.device.type == "cpu"
@@ -85,7 +85,7 @@ def test_the_timer4_trainer_runs_on_the_setting(kg, tmp_path, monkeypatch, no_gp
 def test_results_json_records_the_device(tmp_path, no_gpu):
     import json
 
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     r = Results("device_check", {"seed": 0}, out_dir=tmp_path / "out", settings=Settings(device="auto"))
     saved = json.loads((r.dir / "results.json").read_text())
@@ -97,8 +97,8 @@ def test_results_json_records_the_device(tmp_path, no_gpu):
 
 
 def test_auto_embed_backend_is_int8_for_smoke_runs_on_the_cpu_and_torch_otherwise(monkeypatch):
-    from temporag.embed import Encoder, run_backend
-    from temporag.embed_onnx import check_backend
+    from temporag.retrieval.embed import Encoder, run_backend
+    from temporag.retrieval.embed_onnx import check_backend
 
     monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "")  # unset: the default
     assert get_settings().embed_backend == "auto"

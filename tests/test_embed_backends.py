@@ -8,8 +8,8 @@ import pytest
 
 from temporag.cache import content_hash
 from temporag.config import embedder_path, get_settings
-from temporag.embed import Encoder
-from temporag.embed_onnx import check_backend, export_path, onnx_available
+from temporag.retrieval.embed import Encoder
+from temporag.retrieval.embed_onnx import check_backend, export_path, onnx_available
 
 pytestmark = pytest.mark.skipif(not onnx_available(), reason="onnxruntime/onnx not installed")
 

@@ -8,7 +8,6 @@ from fakes import fake_llm
 from reference import cosine_top_k
 from slices import iraq_visits, kg_slice
 
-from temporag.embed import Encoder, VectorIndex
 from temporag.methods.semantic import (
     SemanticRetriever,
     TripleScores,
@@ -18,6 +17,7 @@ from temporag.methods.semantic import (
     top_k_stable,
     top_of,
 )
+from temporag.retrieval.embed import Encoder, VectorIndex
 from temporag.timeutil import parse_time
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from temporag.data.multitq import Question
-from temporag.data.tkg import TemporalKG, day_number
-from temporag.evaluate import (
+from temporag.answer.evaluate import (
     answer_fact_mask,
     answer_recall_at_k,
     bootstrap_ci,
@@ -17,6 +15,8 @@ from temporag.evaluate import (
     normalise_answer,
     strict_hit,
 )
+from temporag.data.multitq import Question
+from temporag.data.tkg import TemporalKG, day_number
 
 
 def test_strict_hits_at_k():
@@ -94,7 +94,7 @@ def _q(answers, answer_type="entity", qlabel="Single", qtype="equal"):
 
 
 def test_hits_at_k_strict_and_lenient_values():
-    from temporag.evaluate import hits_at_k
+    from temporag.answer.evaluate import hits_at_k
 
     qs = [_q(["Iran"]), _q(["2010-05"], "time"), _q(["South Korea"])]
     answers = [["Iraq", "Iran"], ["2010-05-17"], ["the South Korea government"]]
@@ -106,7 +106,7 @@ def test_hits_at_k_strict_and_lenient_values():
 
 
 def test_hits_by_category_leaves_failed_calls_out_of_the_mean():
-    from temporag.evaluate import hits_by_category
+    from temporag.answer.evaluate import hits_by_category
 
     qs = [_q(["A"]), _q(["B"], qlabel="Multiple"), _q(["2001"], "time", qlabel="Multiple")]
     table = hits_by_category(qs, [["A"], [], ["2001-02-03"]], failed=[False, True, False])
@@ -118,7 +118,7 @@ def test_hits_by_category_leaves_failed_calls_out_of_the_mean():
 
 
 def test_latency_summary_in_milliseconds():
-    from temporag.evaluate import latency_summary
+    from temporag.answer.evaluate import latency_summary
 
     s = latency_summary([0.001, 0.002, 0.003, 0.004, 0.010])
     assert s["n"] == 5 and s["p50_ms"] == pytest.approx(3.0) and s["mean_ms"] == pytest.approx(4.0)
@@ -126,7 +126,7 @@ def test_latency_summary_in_milliseconds():
 
 
 def test_answer_anchor_and_chain_recall_values():
-    from temporag.evaluate import anchor_recall, answer_recall
+    from temporag.answer.evaluate import anchor_recall, answer_recall
 
     kg = _tiny_kg()
     qs = [

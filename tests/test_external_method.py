@@ -16,8 +16,9 @@ import nbformat
 import pytest
 from test_method_contract import QUIDS, check_row, workspace  # noqa: F401 - the contract's fixture
 
-from temporag import registry, runner
-from temporag.params import ParameterError, check_given, declarations
+from temporag.methods import registry
+from temporag.notebook.params import ParameterError, check_given, declarations
+from temporag.run import runner
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "bm25_baseline"

@@ -12,7 +12,7 @@ import numpy as np
 from fakes import fake_llm
 from slices import iraq_visits
 
-from temporag import evaluate
+from temporag.answer import evaluate
 
 
 def _gold_reader(questions, failing):
@@ -27,7 +27,7 @@ def _gold_reader(questions, failing):
 
 def test_tour_reader_table_counts_failed_calls_beside_hits(kg, questions, tmp_cache, tmp_path):
     from temporag.methods.semantic import SemanticRetriever, report
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.quid in (3000029, 3000030)]
     retriever = SemanticRetriever(iraq_visits(kg))
@@ -96,7 +96,7 @@ def test_ia_rag_reader_means_leave_failed_calls_out():
 
 def _reads_with_failures(questions, failing):
     """The kit's reader with a fake endpoint: gold answers, failed calls for ``failing``."""
-    from temporag.readers import read_many
+    from temporag.answer.readers import read_many
 
     llm = _gold_reader(questions, failing)
     texts = [q.question for q in questions]
@@ -105,7 +105,7 @@ def _reads_with_failures(questions, failing):
 
 def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
     from temporag.methods.timer4 import report
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.answer_type == "entity"][:4]
     reads = _reads_with_failures(picked, failing=picked[:1])
@@ -122,7 +122,7 @@ def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
 
 def test_tecqa_reader_tables_count_failed_calls(questions, tmp_path):
     from temporag.methods.tecqa import report
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.answer_type == "entity"][:4]
     reads = _reads_with_failures(picked, failing=picked[2:])

@@ -21,7 +21,7 @@ def gpu_check():
 
 def test_reference_holds_the_cpu_vectors_of_every_nth_fact_text(gpu_check, kg, tmp_path, monkeypatch):
     from temporag.config import get_settings
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     monkeypatch.setenv("TEMPORAG_DEVICE", "auto")  # the GPU on a GPU box: the reference stays on the CPU
     monkeypatch.setattr(gpu_check, "REFERENCE_STEP", 40_000)  # 5 rows instead of 504

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from fakes import fake_llm
 
-from temporag.evaluate import evidence_recall, split_gold, token_scores
+from temporag.answer.evaluate import evidence_recall, split_gold, token_scores
 from temporag.methods.ia_rag import IARAG, build_index
 from temporag.methods.ia_rag.classify import classify_rule
 from temporag.methods.ia_rag.corpus import QA, Doc, chunk_documents, clean_title
@@ -273,7 +273,7 @@ def complextr_menger(shared_data):
 
 
 def test_retrieval_recall_on_a_real_document(complextr_menger, tmp_cache):
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     docs, qas = complextr_menger
     doc = next(d for d in docs if d.title == "Hans Kramers")
@@ -293,7 +293,7 @@ def test_retrieval_recall_on_a_real_document(complextr_menger, tmp_cache):
 
 
 def test_forest_aggregates_components(complextr_menger, tmp_cache):
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     docs, _ = complextr_menger
     doc = next(d for d in docs if d.title == "Hans Kramers")

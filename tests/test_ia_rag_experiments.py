@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from temporag.methods.ia_rag import build_tables, experiments, retrieval_tables, setups
-from temporag.results import Results
+from temporag.notebook.results import Results
 
 
 @pytest.fixture()

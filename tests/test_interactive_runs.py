@@ -15,18 +15,18 @@ import nbformat
 import papermill as pm
 import pytest
 
-from temporag import outputs
 from temporag.batch.index import find_runs
-from temporag.runner import changed_since_stamp, manifest, run_notebook
+from temporag.notebook import outputs
+from temporag.run.runner import changed_since_stamp, manifest, run_notebook
 
 # The kernel writes under the test's runs/ folder (`runs`), not the repository's: a kernel is another
 # process, so the test hands it the folder as a parameter.
 PARAMETERS = 'profile = "smoke"\nvalue = 1\noutput_dir = None\nruns = None'
 BODY = """
 import pathlib
-import temporag.outputs as o
+import temporag.notebook.outputs as o
 o.RUNS_DIR = pathlib.Path(runs)
-from temporag.results import Results
+from temporag.notebook.results import Results
 results = Results("probe", {"profile": profile, "value": value, "output_dir": output_dir}, out_dir=output_dir)
 results.metric("probe/value", value)
 """
@@ -110,9 +110,9 @@ def test_an_open_kernel_does_not_block_the_runner(probe, tmp_path):
     _, runs, kw = probe
     holder = (
         "import pathlib, sys, time\n"
-        "import temporag.outputs as o\n"
+        "import temporag.notebook.outputs as o\n"
         f"o.RUNS_DIR = pathlib.Path({str(runs)!r})\n"
-        "from temporag.results import Results\n"
+        "from temporag.notebook.results import Results\n"
         "Results('probe', {'profile': 'smoke'})\n"
         "print('held', flush=True)\n"
         "time.sleep(120)\n"

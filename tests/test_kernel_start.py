@@ -6,7 +6,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from temporag import runner
+from temporag.run import runner
 
 
 @pytest.fixture()

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from fakes import tiny_kg
 
+from temporag.answer.template_reader import TemplateReader, analyse
 from temporag.data.multitq import Question
 from temporag.data.tkg import TemporalKG
 from temporag.leaderboard import report, scores
-from temporag.parsing import Constraints
+from temporag.question.parsing import Constraints
 from temporag.reported import lookup
-from temporag.template_reader import TemplateReader, analyse
 
 ENTITIES = ["Iraq", "Iran", "Kenya", "France"]
 RELATIONS = ["Make_a_visit"]
@@ -150,7 +150,7 @@ def test_code_table_is_gathered_from_the_packages_and_the_committed_runs(tmp_pat
 
 
 def test_the_leaderboards_own_profile_defaults_win_over_the_kits():
-    from temporag.params import ParameterError, declarations
+    from temporag.notebook.params import ParameterError, declarations
 
     declared = declarations("leaderboard")
     smoke = declared.resolve({"profile": "smoke", "reader_sample": None, "document_sample": 7})
@@ -214,7 +214,7 @@ class _FixedContexts:
 def test_notebook_steps_score_every_entry_and_record_under_the_committed_names(tiny, tmp_path):
     from temporag.leaderboard import experiments
     from temporag.leaderboard.roster import Entry
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     entries = [
         Entry("whole timeline", _FixedContexts(tiny, [[0, 1, 2]] * 3)),
@@ -283,3 +283,26 @@ def test_notebook_steps_score_every_entry_and_record_under_the_committed_names(t
         "answers": found[1].answers[0][:3],
         "evidence_ids": [0],
     }
+
+
+def test_timer4s_row_sees_the_fine_tuned_stores_cache_under_any_backend(tmp_cache, monkeypatch):
+    """The row asks the encoder that owns the cache key whether a full store is cached: under the ONNX
+    backend the key holds the backend too, which a key rebuilt from the model's name alone missed."""
+    import numpy as np
+
+    from temporag.methods.timer4 import entry
+    from temporag.retrieval.embed import Encoder
+
+    class TinyKG:
+        def triple_texts(self):
+            return ["Iraq make a visit Iran", "Iran host a visit Iraq", "China sign formal agreement Japan"]
+
+    monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "onnx")
+    monkeypatch.setattr(Encoder, "dim", property(lambda self: 4))
+    monkeypatch.setattr(Encoder, "encode", lambda self, texts, progress=None: np.ones((len(texts), 4), "f4"))
+    model = tmp_cache / "timer4_retriever" / "model"
+    assert entry.cached_share(TinyKG(), model) == 0.0
+    encoder = Encoder(model=str(model))
+    assert encoder.backend == "onnx"
+    encoder.encode_cached(TinyKG().triple_texts())  # what time_store does with the fine-tuned model
+    assert entry.cached_share(TinyKG(), model) == 1.0

@@ -137,7 +137,7 @@ def test_relation_grounding_cues_pick_intent_over_plain_negotiation():
 
 @pytest.fixture(scope="module")
 def linker(kg):
-    from temporag.embed import Encoder, kg_name_vectors
+    from temporag.retrieval.embed import Encoder, kg_name_vectors
 
     enc = Encoder()
     ent_vecs, _ = kg_name_vectors(kg, enc)
@@ -166,7 +166,7 @@ def test_real_role_phrases_ground_to_role_entities(kg, linker):
 
 @pytest.mark.slow
 def test_real_relation_paraphrase(kg):
-    from temporag.embed import Encoder, kg_name_vectors
+    from temporag.retrieval.embed import Encoder, kg_name_vectors
 
     enc = Encoder()
     _, rel_vecs = kg_name_vectors(kg, enc)

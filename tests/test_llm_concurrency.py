@@ -145,8 +145,8 @@ def test_sar_concurrent_run_writes_the_results_json_of_a_sequential_one(tmp_path
     import json
 
     from temporag.methods.sar import SAR
-    from temporag.results import Results
-    from temporag.workspace import KGWorkspace
+    from temporag.methods.workspace import KGWorkspace
+    from temporag.notebook.results import Results
 
     workspace = KGWorkspace(kg)
     qs = questions[:8]

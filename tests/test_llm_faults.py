@@ -10,11 +10,11 @@ from collections import Counter
 
 from fakes import ScriptedBackend
 
+from temporag.answer.readers import read_many, reply_parses
 from temporag.config import get_settings
 from temporag.llm import LLM, ResponseCache, call_stats, database_problem
 from temporag.llm import cache as cache_mod
 from temporag.llm.stub import StubServer
-from temporag.readers import read_many, reply_parses
 
 
 def msgs(text: str) -> list[dict[str, str]]:

@@ -1,6 +1,6 @@
 """The one retrieval contract, checked for every registered leaderboard row on a small real slice.
 
-Each row is built by its package's own declaration (``temporag.registry``) from a workspace over the
+Each row is built by its package's own declaration (``temporag.methods.registry``) from a workspace over the
 Iraq-visit slice of MultiTQ, exactly as the leaderboard builds it, and must: give one ranking per question,
 respect ``k`` as the method reads it (``within_k``; ``k=None`` is the documented ``default_k``), hold
 evidence of the declared kind that exists in the KG, use the shared question vectors as it would its own,
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from slices import iraq_visits
 
-from temporag import registry
+from temporag.methods import registry
 from temporag.methods.base import SHARED_INPUTS
 
 #: shared MultiTQ questions about visits to or by Iraq (the slice answers them): TECQA's Table 5 case,
@@ -24,15 +24,14 @@ ROWS = {c.name: (e, c) for e, c in registry.contenders()}
 @pytest.fixture(scope="module")
 def workspace(kg, questions, tmp_path_factory):
     """The leaderboard's workspace over the Iraq-visit slice, embedded into a temporary cache."""
-    from temporag.embed import Encoder
-    from temporag.leaderboard.roster import Workspace
-    from temporag.workspace import KGWorkspace
+    from temporag.methods.workspace import KGWorkspace
+    from temporag.retrieval.embed import Encoder
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TEMPORAG_CACHE", str(tmp_path_factory.mktemp("cache")))
         sub = iraq_visits(kg)
         picked = [q for q in questions if q.quid in QUIDS]
-        yield Workspace(sub, picked, "smoke", 0, KGWorkspace(sub, Encoder()))
+        yield KGWorkspace(sub, Encoder(), questions=picked, profile="smoke", seed=0)
 
 
 def test_every_leaderboard_row_is_checked_and_declares_its_method():
@@ -83,7 +82,7 @@ def test_tecqa_rows_are_the_chains_of_their_own_parse(workspace):
     improved = tecqa.make_offline_parser(kg, encoder, **tecqa.IMPROVED_PARSER)
     rows = {}
     for row, parser, chain in (
-        ("TECQA (paper-faithful)", workspace.resources.parser, "paper"),
+        ("TECQA (paper-faithful)", workspace.parser, "paper"),
         ("TECQA (kit, improved)", improved, "guided"),
     ):
         method, _ = ROWS[row][1].build(workspace)

@@ -1,4 +1,4 @@
-"""``make lab`` saves the notebooks of notebooks/ as git keeps them (lib/temporag/nbstrip.py): what
+"""``make lab`` saves the notebooks of notebooks/ as git keeps them (lib/temporag/run/nbstrip.py): what
 JupyterLab 4.6 added to the tour when run and saved there (measured) is removed, nothing else."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from temporag import nbstrip
+from temporag.run import nbstrip
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))

@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 
 from temporag.notebook import start
-from temporag.params import KIT, Parameter, Parameters, Served, at_least, choice
+from temporag.notebook.params import KIT, Parameter, Parameters, Served, at_least, choice
 from temporag.sampling import stratified_sample
 
 

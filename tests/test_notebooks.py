@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _notebooks() -> list[Path]:
     """The kit's notebooks and those of registered method packages that ship their own."""
-    from temporag import registry
+    from temporag.methods import registry
 
     own = [e.notebook_path for e in registry.entries() if e.notebook_path is not None]
     return sorted((REPO / "notebooks").glob("*.ipynb")) + own
@@ -312,10 +312,10 @@ def _check_no_unrecorded_parameters(name: str, data: dict) -> None:
 
 
 def test_every_notebook_is_a_registered_methods_or_the_kits_own():
-    from temporag import registry, runner
+    from temporag.methods import registry
 
     registered = set(registry.notebooks())
-    assert {p.stem for p in NOTEBOOKS} == registered | set(runner.LAST)
+    assert {p.stem for p in NOTEBOOKS} == registered
     assert all(path.exists() for path in NOTEBOOKS)
 
 
@@ -357,7 +357,7 @@ def test_notebook_smoke(path, tmp_path, shared_data, monkeypatch):
 
 
 def _run_smoke(path, tmp_path, backend: str) -> dict:
-    from temporag.runner import run_notebook
+    from temporag.run.runner import run_notebook
 
     out_dir = tmp_path / "out"
     # through the runner, as `temporag reproduce` runs it: the executed notebook is the one a run keeps

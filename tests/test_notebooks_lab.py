@@ -78,7 +78,7 @@ def test_make_lab_opens_the_checkout_and_says_how_to_reach_it_over_ssh(tmp_path)
     [lab] = [ln for ln in lines if "jupyter lab" in ln]
     assert "--port=8123" in lab and f"--ServerApp.root_dir='{REPO}'" in lab
     # notebooks/ saved as git keeps them: running one in Lab leaves `git status` clean
-    assert "--ContentsManager.pre_save_hook=temporag.nbstrip.lab_pre_save" in lab
+    assert "--ContentsManager.pre_save_hook=temporag.run.nbstrip.lab_pre_save" in lab
 
 
 def _free_port() -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 
-from temporag.outputs import declared_parameters
+from temporag.notebook.outputs import declared_parameters
 
 
 def _notebook(tmp_path, source: str):

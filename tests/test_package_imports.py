@@ -14,7 +14,9 @@ import pytest
 
 METHODS = Path(__file__).resolve().parents[1] / "lib" / "temporag" / "methods"
 PACKAGES = sorted(p.name for p in METHODS.iterdir() if (p / "__init__.py").exists())
-SHARED = {"base", "semantic"}  # the retrieval interface, and the baseline other methods build on
+# the methods layer's own modules (the retrieval interface, the registry, book declarations, the shared KG
+# workspace) and the baseline other methods build on
+SHARED = {"base", "registry", "book_entry", "workspace", "semantic"}
 
 
 def method_imports(package: str) -> set[tuple[str, str]]:
@@ -49,6 +51,49 @@ def test_a_method_package_imports_no_other_paper_package(package):
 
 
 KIT = METHODS.parent
+#: the layers under the methods: they serve every method, so they import no method, no notebook harness and
+#: nothing that runs notebooks (the root modules are the foundation every layer uses)
+BELOW_METHODS = ("data", "timeutil", "llm", "linking", "retrieval", "question", "answer", "reported")
+ABOVE = ("methods", "leaderboard", "notebook", "run", "batch", "cli", "claims")
+FOUNDATION = ("config", "cache", "sampling", "progress", "__init__")
+
+
+def kit_imports(path: Path) -> set[str]:
+    """Every ``temporag.*`` module a file imports, anywhere in it (function bodies too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("temporag"):
+            named = {f"temporag.{a.name}" for a in node.names}
+            found |= {node.module} if node.module != "temporag" else named
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("temporag")}
+    return found
+
+
+def test_the_lower_layers_import_nothing_above_them():
+    wrong = []
+    for layer in (*BELOW_METHODS, *FOUNDATION):
+        files = sorted((KIT / layer).rglob("*.py")) if (KIT / layer).is_dir() else [KIT / f"{layer}.py"]
+        for path in files:
+            up = {m for m in kit_imports(path) if m.split(".")[1:2] and m.split(".")[1] in ABOVE}
+            if layer in FOUNDATION:
+                up |= {m for m in kit_imports(path) if m.split(".")[1:2] and m.split(".")[1] in BELOW_METHODS}
+            wrong += [f"{path.relative_to(KIT)} → {m}" for m in sorted(up)]
+    assert not wrong, f"imports against the layering: {wrong}"
+
+
+def test_the_harness_reaches_methods_only_through_the_registry():
+    """The notebook harness, the runner, batch and the CLI find methods by name (the registry); none of
+    them imports a paper's package, so a new method touches none of them."""
+    papers = set(PACKAGES)
+    wrong = []
+    for layer in ("notebook", "run", "batch", "cli"):
+        for path in sorted((KIT / layer).rglob("*.py")):
+            for m in kit_imports(path):
+                parts = m.split(".")
+                if parts[1:2] == ["methods"] and len(parts) > 2 and parts[2] in papers:
+                    wrong.append(f"{path.relative_to(KIT)} → {m}")
+    assert not wrong, f"harness modules importing a method package: {wrong}"
 
 
 def lazy_kit_imports(root: Path) -> list[tuple[str, int, bool]]:
@@ -77,7 +122,7 @@ def test_the_lazy_scan_sees_imports_in_functions_and_their_reasons(tmp_path):
     (tmp_path / "demo.py").write_text(
         "import temporag\n"
         "def f():\n    from temporag import cli\n"
-        "def g():\n    def inner():\n        import temporag.runner  # lazy: cycle with temporag.runner\n"
+        "def g():\n    def inner():\n        import temporag.run.runner  # lazy: a cycle\n"
         "async def h():\n    from temporag.config import (  # lazy: light\n        get_settings,\n    )\n"
         "def k():\n    import json\n"
     )

@@ -10,10 +10,11 @@ import json
 import numpy as np
 import pytest
 
-from temporag import registry, runner
+from temporag.methods import registry
 from temporag.notebook import start
-from temporag.params import ParameterError, check, check_given, declarations
-from temporag.runner import reproduce
+from temporag.notebook.params import ParameterError, check, check_given, declarations
+from temporag.run import runner
+from temporag.run.runner import reproduce
 
 
 @pytest.mark.parametrize(
@@ -100,10 +101,11 @@ def test_a_registered_methods_parameters_are_found_through_the_registry(tmp_path
     package = tmp_path / "demo_method"
     package.mkdir()
     (package / "__init__.py").write_text(
-        "from temporag.registry import MethodEntry\nENTRY = MethodEntry('demo_method', 'demo_nb', order=99)\n"
+        "from temporag.methods.registry import MethodEntry\n"
+        "ENTRY = MethodEntry('demo_method', 'demo_nb', order=99)\n"
     )
     (package / "params.py").write_text(
-        "from temporag.params import KIT, Parameter, Parameters, at_least\n"
+        "from temporag.notebook.params import KIT, Parameter, Parameters, at_least\n"
         "PARAMETERS = Parameters(KIT['profile'], Parameter('depth', 'int', 2, 'hops', at_least(1)))\n"
     )
     dist = tmp_path / "demo_method-0.1.dist-info"

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from fakes import CountingEndpoint
 
-from temporag import progress
+from temporag import progress as bars
+from temporag.run import progress
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "progress"
@@ -39,16 +40,16 @@ def test_the_llm_clients_bar_reports_each_call_to_the_progress_file(tmp_path, mo
     from temporag.llm import LLM
 
     path = tmp_path / "progress.json"
-    monkeypatch.setenv(progress.ENV_FILE, str(path))
-    monkeypatch.setattr(progress, "WRITE_EVERY_S", 0.0)
+    monkeypatch.setenv(bars.ENV_FILE, str(path))
+    monkeypatch.setattr(bars, "WRITE_EVERY_S", 0.0)
     seen: list[str] = []
-    write = progress._write
+    write = bars._write
 
     def spy(force: bool = False) -> None:
         write(force)
         seen.append(progress.describe(progress.read(path)))
 
-    monkeypatch.setattr(progress, "_write", spy)
+    monkeypatch.setattr(bars, "_write", spy)
     with CountingEndpoint() as server:
         llm = LLM(get_settings(llm_base_url=server.url, llm_model="fake-model", llm_max_retries=0))
         chat = llm.chat
@@ -67,9 +68,9 @@ def test_the_llm_clients_bar_reports_each_call_to_the_progress_file(tmp_path, mo
 
 
 def test_without_a_batch_the_bar_writes_nothing(tmp_path, monkeypatch):
-    monkeypatch.delenv(progress.ENV_FILE, raising=False)
+    monkeypatch.delenv(bars.ENV_FILE, raising=False)
     monkeypatch.chdir(tmp_path)
-    assert list(progress.tqdm(range(3), desc="x")) == [0, 1, 2]
+    assert list(bars.tqdm(range(3), desc="x")) == [0, 1, 2]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -103,7 +104,7 @@ def test_a_batch_shows_progress_inside_a_long_cell(tmp_path, monkeypatch):
         assert counts and counts == sorted(counts) and 0 < counts[-1] <= steps, lines
         assert f"[{label}] cell 4/4" in done.stdout
 
-    from temporag import runner
+    from temporag.run import runner
 
     texts: list[str] = []
     monkeypatch.setenv(progress.ENV_EVERY, "0")
@@ -118,5 +119,5 @@ def test_a_batch_shows_progress_inside_a_long_cell(tmp_path, monkeypatch):
     )
     assert outcome.status == "ok", outcome.error
     assert any(re.fullmatch(rf"fake LLM calls: [1-5]/6 calls · {RATE} · ETA \d+ s", t) for t in texts), texts
-    assert progress.ENV_FILE not in os.environ  # restored, and its file removed
+    assert bars.ENV_FILE not in os.environ  # restored, and its file removed
     assert json.loads((outcome.output_dir / "results.json").read_text())["metrics"]["slow/steps"] == 6

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from temporag.config import get_settings
-from temporag.llm import LLM
-from temporag.readers import (
+from temporag.answer.readers import (
     ReaderResult,
     build_reader_prompt,
     parse_ranked_answers,
@@ -14,6 +12,8 @@ from temporag.readers import (
     read_many,
     reader_max_tokens,
 )
+from temporag.config import get_settings
+from temporag.llm import LLM
 
 EVIDENCE = [
     "Iran Make statement Barack Obama on 2015-03-04",

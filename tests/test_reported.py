@@ -352,7 +352,7 @@ def test_each_paper_module_holds_its_own_tables_and_each_table_loads(paper: str)
 
 
 def test_a_registered_paper_method_finds_its_printed_numbers_by_its_name() -> None:
-    from temporag import registry
+    from temporag.methods import registry
 
     assert {e.name for e in registry.entries() if e.paper} == set(PAPERS)
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from temporag.cli import main
-from temporag.results_diff import compared_paths, diff
+from temporag.run.results_diff import compared_paths, diff
 
 RUN = {
     "created": "2026-01-01T00:00:00+00:00",

@@ -14,8 +14,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 SETUP = """\
-from temporag.results import Results
-from temporag import plots
+from temporag.notebook.results import Results
+from temporag.notebook import plots
 import matplotlib.pyplot as plt
 plots.use_house_style()
 R = Results("display_check", {{"seed": 0}}, out_dir={out!r})"""
@@ -61,8 +61,8 @@ def test_a_saved_figure_shows_once_in_its_cell(tmp_path, monkeypatch, magic):
 def test_outside_a_kernel_nothing_is_displayed_and_the_figure_is_closed(tmp_path, capsys):
     import matplotlib.pyplot as plt
 
-    from temporag import plots  # noqa: F401 - the house backend (Agg)
-    from temporag.results import Results
+    from temporag.notebook import plots  # noqa: F401 - the house backend (Agg)
+    from temporag.notebook.results import Results
 
     r = Results("display_check", {"seed": 0}, out_dir=tmp_path)
     fig, ax = plt.subplots()
@@ -76,7 +76,7 @@ def test_outside_a_kernel_nothing_is_displayed_and_the_figure_is_closed(tmp_path
 def test_the_overview_lists_what_the_run_saved(tmp_path):
     import pandas as pd
 
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     r = Results("display_check", {"seed": 0}, out_dir=tmp_path)
     r.metric("a", 1.0)

@@ -8,8 +8,8 @@ import nbformat
 import pytest
 
 from temporag import cli
-from temporag.executed import portable_notebook
-from temporag.runner import available_notebooks, output_name, reproduce
+from temporag.run.executed import portable_notebook
+from temporag.run.runner import available_notebooks, output_name, reproduce
 
 
 def _notebook(path, body: str) -> None:
@@ -35,7 +35,7 @@ def books(tmp_path, monkeypatch):
     _notebook(nbs / "00_tour.ipynb", WRITE)
     _notebook(nbs / "broken.ipynb", "raise ValueError('boom in cell 2')")
     _notebook(nbs / "tecqa.ipynb", WRITE)
-    import temporag.runner as runner
+    import temporag.run.runner as runner
 
     monkeypatch.setattr(runner, "RUNS_DIR", tmp_path / "runs")  # smoke runs never land in the repo
     return nbs, tmp_path / "figures"
@@ -95,7 +95,7 @@ def test_cli_parses_parameters():
 @pytest.mark.slow
 def test_cli_exit_code_on_failure(books, monkeypatch):
     nbs, figs = books
-    import temporag.runner as runner
+    import temporag.run.runner as runner
 
     monkeypatch.setattr(runner, "NOTEBOOK_DIR", nbs)
     monkeypatch.setattr(runner, "FIGURES_DIR", figs)
@@ -186,3 +186,45 @@ def test_an_executed_notebook_keeps_no_machine_path(tmp_path):
     assert shown["data"] == {"text/plain": "'./x'", "image/png": "iVBO"}
     again = json.loads(json.dumps(nb))
     assert portable_notebook(again, final, get_settings(cache_dir=cache, data_dir=data)) == nb  # done once
+
+
+def test_a_run_is_stale_only_when_kit_code_it_imported_changes(tmp_path, monkeypatch):
+    """The fingerprint hashes the modules a run recorded (``kit_modules``), not every file of the kit."""
+    import temporag.run.runner as runner
+
+    kit = tmp_path / "temporag"
+    (kit / "methods" / "star_rag").mkdir(parents=True)
+    (kit / "methods" / "timer4").mkdir(parents=True)
+    (kit / "methods" / "star_rag" / "graph.py").write_text("K1 = 10\n")
+    (kit / "methods" / "timer4" / "train.py").write_text("EPOCHS = 1\n")
+    monkeypatch.setattr(runner, "KIT", kit)
+    nb = tmp_path / "timer4.ipynb"
+    _notebook(nb, "x = 1")
+    ran = ["methods/timer4/train.py"]
+    before, whole = runner.fingerprint(nb, {}, ran), runner.fingerprint(nb, {})
+
+    (kit / "methods" / "star_rag" / "graph.py").write_text("K1 = 20\n")  # another paper's code
+    assert runner.fingerprint(nb, {}, ran) == before  # TimeR4's run stays current
+    assert runner.fingerprint(nb, {}) != whole  # (the whole-kit hash, for runs that recorded nothing, moves)
+
+    (kit / "methods" / "timer4" / "train.py").write_text("EPOCHS = 2\n")  # its own code
+    assert runner.fingerprint(nb, {}, ran) != before
+    edited = runner.fingerprint(nb, {}, ran)
+    (kit / "methods" / "timer4" / "train.py").unlink()  # a module it ran is gone: stale as well
+    assert runner.fingerprint(nb, {}, ran) != edited
+
+
+def test_results_record_the_kit_modules_the_process_imported():
+    import subprocess
+    import sys
+
+    code = (
+        "import json, temporag.methods.star_rag.time_words\n"
+        "from temporag.notebook.results import kit_modules\n"
+        "print(json.dumps(kit_modules()))"
+    )
+    found = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert "methods/star_rag/time_words.py" in found and "notebook/results.py" in found
+    assert "methods/timer4/train.py" not in found and "methods/ia_rag/forest.py" not in found
+    assert all(not m.startswith("/") for m in found)

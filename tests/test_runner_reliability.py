@@ -22,9 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from temporag import outputs
-from temporag.params import ParameterError
-from temporag.runner import reproduce, resolve_output_dir
+from temporag.notebook import outputs
+from temporag.notebook.params import ParameterError
+from temporag.run.runner import reproduce, resolve_output_dir
 
 # A notebook that writes half its results, optionally sleeps (TEST_SLEEP, not a parameter, so the
 # fingerprint is the same whether it sleeps or not), then completes them; value 13 makes it fail.
@@ -44,7 +44,7 @@ if value == 13:
 LLM_DOWN = """
 from temporag.config import get_settings
 from temporag.llm import LLM
-from temporag.results import Results
+from temporag.notebook.results import Results
 res = Results("llm_down", {"profile": profile, "output_dir": output_dir}, out_dir=output_dir)
 settings = get_settings(llm_base_url=url, llm_max_retries=0, llm_breaker=2).replace(llm_model="m")
 replies = LLM(settings).chat_many([[{"role": "user", "content": f"q{i}"}] for i in range(4)], progress=False)
@@ -83,7 +83,7 @@ def _start_killable_run(dirs, tmp_path, value: int, force: bool) -> tuple[subpro
     pid_file = tmp_path / f"kernel-{value}-{force}.pid"
     script = (
         "import sys, pathlib\n"
-        "from temporag.runner import reproduce\n"
+        "from temporag.run.runner import reproduce\n"
         f"reproduce(['slow'], extra={{'value': {value}}}, force={force}, "
         f"notebook_dir=pathlib.Path({str(dirs['notebook_dir'])!r}), "
         f"figures_dir=pathlib.Path({str(dirs['figures_dir'])!r}), "
@@ -246,7 +246,7 @@ def test_run_whose_llm_calls_all_failed_is_reported_failed(dirs, tmp_path, tmp_c
 
 
 def test_partial_llm_failures_are_a_note_and_total_failure_a_verdict(tmp_path):
-    from temporag.runner import _llm_verdict
+    from temporag.run.runner import _llm_verdict
 
     path = tmp_path / "results.json"
     path.write_text(json.dumps({"llm_calls": {"calls": 6, "failed": 2, "last_error": "boom\nmore"}}))
@@ -263,7 +263,7 @@ def test_partial_llm_failures_are_a_note_and_total_failure_a_verdict(tmp_path):
 def test_results_record_llm_calls_of_their_run(tmp_path, tmp_cache):
     from fakes import fake_llm
 
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     llm = fake_llm("['x']", fail_when=lambda text: "bad" in text)
     llm.chat([{"role": "user", "content": "before the run"}])  # not this run's

@@ -17,8 +17,8 @@ from temporag.methods.sar.agent import Agent, PolicyReply
 from temporag.methods.sar.decompose import make_decomposer, parse_triple_reply, split_triple
 from temporag.methods.sar.search import SearchResult, TimeIndex, eq1_scores, name_scores, top_k_positions
 from temporag.methods.sar.verify import parse_verdict
+from temporag.methods.workspace import KGWorkspace
 from temporag.timeutil import parse_time
-from temporag.workspace import KGWorkspace
 
 # -- actions ------------------------------------------------------------------------------------------
 
@@ -349,7 +349,7 @@ def test_offline_and_llm_policies_return_the_same_record_type(kg, questions, wor
 def test_offline_policy_answers_after_first_questions_from_its_searches(kg, questions, workspace):
     qs = [q for q in questions if q.qtype == "after_first"][:12]
     records = SAR(kg, workspace=workspace).pipeline(qs, progress=False)
-    from temporag.evaluate import strict_hit
+    from temporag.answer.evaluate import strict_hit
 
     for r in records:  # one SEARCH for the reference event, then one AFTER its date
         steps = r.trace["attempts"][0]["steps"]

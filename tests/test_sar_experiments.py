@@ -10,8 +10,8 @@ import pytest
 
 from temporag.methods.base import QuestionRecord
 from temporag.methods.sar import SAR, experiments, report
-from temporag.results import Results
-from temporag.workspace import KGWorkspace
+from temporag.methods.workspace import KGWorkspace
+from temporag.notebook.results import Results
 
 
 @pytest.fixture(scope="module")

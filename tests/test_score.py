@@ -14,7 +14,7 @@ from temporag import cli
 from temporag.data.tkg import day_number
 from temporag.leaderboard import submission
 from temporag.leaderboard.roster import method_names
-from temporag.outputs import FIGURES_DIR
+from temporag.notebook.outputs import FIGURES_DIR
 
 COMMITTED = FIGURES_DIR / "leaderboard" / "results.json"
 

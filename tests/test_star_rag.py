@@ -19,7 +19,7 @@ from temporag.data.tkg import TemporalKG
 from temporag.methods import star_rag
 from temporag.methods.base import Retrieval
 from temporag.methods.semantic import top_k_stable
-from temporag.ppr import (
+from temporag.methods.star_rag.ppr import (
     personalized_pagerank,
     personalized_pagerank_many,
     transition_matrix,
@@ -375,7 +375,7 @@ def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
 
 def test_star_rag_declares_its_reader_defaults():
     from temporag.config import get_settings
-    from temporag.params import declarations
+    from temporag.notebook.params import declarations
 
     declared = declarations("star_rag")
     offline, served = get_settings(llm_base_url=None), get_settings(llm_base_url="http://gpu:8000/v1")

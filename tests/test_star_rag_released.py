@@ -12,7 +12,7 @@ from fakes import fake_llm
 from test_star_rag import kg_slice, stub_semantic
 from test_star_rag_graph import make_kg
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.data.tkg import day_number
 from temporag.methods import star_rag
 from temporag.methods.base import Method, Retrieval

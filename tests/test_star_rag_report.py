@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from temporag.answer.readers import ReaderResult
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag import report
-from temporag.readers import ReaderResult
-from temporag.results import Results
+from temporag.notebook.results import Results
 
 
 @pytest.fixture()

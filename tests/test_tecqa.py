@@ -186,7 +186,7 @@ def test_failure_modes_count_empty_and_truncated_chains():
 
 @pytest.mark.slow
 def test_table5_case_subgraph_and_anchor_on_real_kg(kg):
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     enc = Encoder()
     parser = tecqa.make_offline_parser(kg, enc)

@@ -18,7 +18,7 @@ from temporag.linking import (
 from temporag.methods import tecqa
 from temporag.methods.tecqa import Constraints, question_focus
 from temporag.methods.tecqa.beyond import with_relation_union
-from temporag.parsing import IMPROVED_PARSER
+from temporag.question.parsing import IMPROVED_PARSER
 
 # -- class 1: tokens of a date linked as entities -------------------------------------------------------
 
@@ -55,7 +55,7 @@ def test_place_adjectives_follow_regular_suffixes_only():
 
 
 def test_role_phrase_resolves_among_the_named_places_roles(kg, tmp_cache):
-    from temporag.embed import Encoder, kg_name_vectors
+    from temporag.retrieval.embed import Encoder, kg_name_vectors
 
     places = ("Turkmenistan", "Croatia", "Serbia", "Slovenia", "Uzbekistan", "Thailand")
     ids = [e for e, label in enumerate(kg.entity_labels) if label.endswith(tuple(f"({p})" for p in places))]
@@ -125,7 +125,7 @@ def test_question_focus_reads_ordinal_direction_and_answer_kind():
 
 
 def _model(sub):
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     return tecqa.TECQA(sub, Encoder(), np.zeros((sub.n_triples, 384), dtype=np.float32))
 

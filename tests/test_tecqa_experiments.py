@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from temporag.answer.readers import ReaderResult
 from temporag.methods.tecqa import report
-from temporag.readers import ReaderResult
-from temporag.results import Results
+from temporag.notebook.results import Results
 
 
 @pytest.fixture()

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from fakes import tiny_kg
 
+from temporag.answer.template_reader import TemplateReader, analyse, classify, pivot_role
 from temporag.data.tkg import TemporalKG
-from temporag.parsing import Constraints
-from temporag.template_reader import TemplateReader, analyse, classify, pivot_role
+from temporag.question.parsing import Constraints
 
 ENTITIES = ["Iraq", "Iran", "Kenya", "France", "Japan", "Denmark"]
 RELATIONS = ["Make_a_visit", "Criticize_or_denounce"]
@@ -166,10 +166,10 @@ def test_voice_decides_the_main_entitys_role():
 def test_ceiling_on_real_questions_with_the_main_entitys_facts(kg, questions):
     """With every fact of the main entity as context, the reader answers most shared questions (the
     ceiling any retrieval can give it); the real parse and real wording go through unchanged."""
-    from temporag.embed import Encoder, kg_name_vectors
-    from temporag.evaluate import strict_hit
-    from temporag.parsing import OfflineParser
-    from temporag.template_reader import analyse_many, template_accuracy
+    from temporag.answer.evaluate import strict_hit
+    from temporag.answer.template_reader import analyse_many, template_accuracy
+    from temporag.question.parsing import OfflineParser
+    from temporag.retrieval.embed import Encoder, kg_name_vectors
 
     sample = questions[::12]  # 80 questions, every template
     enc = Encoder()

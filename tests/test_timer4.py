@@ -233,8 +233,8 @@ def test_window_score_is_the_released_codes():
 @pytest.fixture(scope="module")
 def exact_parser(kg):
     """The kit's offline parser with exact-name linking (relation names embedded: 251 short texts)."""
-    from temporag.embed import Encoder
-    from temporag.parsing import OfflineParser
+    from temporag.question.parsing import OfflineParser
+    from temporag.retrieval.embed import Encoder
 
     enc = Encoder()
     return OfflineParser(kg, enc, None, enc.encode(kg.relation_labels, progress=False))
@@ -305,7 +305,7 @@ def _slice(kg, first="2008-03-01", last="2008-03-31"):
 
 @pytest.fixture()
 def small(kg, tmp_cache):
-    from temporag.embed import Encoder
+    from temporag.retrieval.embed import Encoder
 
     sub = _slice(kg)
     return sub, timer4.fact_store(sub, Encoder())

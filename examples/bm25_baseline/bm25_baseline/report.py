@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from temporag import evaluate, plots
+from temporag.answer import evaluate
+from temporag.notebook import plots
 
 
 def recall_table(questions: Sequence, recall: dict[int, np.ndarray], results, seed: int = 0):

@@ -4,7 +4,7 @@
 or a grid file's expansion, :mod:`temporag.batch.grid`) and hands it to an engine: ``local`` (this
 machine, ``--jobs N`` at once, :mod:`temporag.batch.local`) or ``dask`` (a Dask distributed cluster,
 :mod:`temporag.batch.dask_engine`).  Whatever the engine, each job is one papermill execution through
-:func:`temporag.runner.run_notebook`, so outputs land in the same folders, are staged and published the
+:func:`temporag.run.runner.run_notebook`, so outputs land in the same folders, are staged and published the
 same way, and are skipped while current.  :mod:`temporag.batch.index` renders the executed notebooks
 and their headline numbers as a static HTML site.
 """
@@ -17,8 +17,8 @@ from typing import Any
 from temporag.batch.dask_engine import run_dask
 from temporag.batch.jobs import Job, label_for
 from temporag.batch.local import run_local
-from temporag.batch.progress import Printer
-from temporag.runner import RunOutcome
+from temporag.run.progress import Printer
+from temporag.run.runner import RunOutcome
 
 ENGINES = ("local", "dask")
 

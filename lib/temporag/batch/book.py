@@ -5,8 +5,8 @@
 * ``index.html`` — the first page: per paper, the number the kit can really compare with the paper (an
   LLM-free retrieval recall, the template reader's Hits@1) beside the paper's headline number, and the
   reader-model number labelled as plumbing (each notebook declares its row, a
-  :class:`~temporag.book_entry.BookEntry`, found in the reading order by :func:`pages`; not guessed from
-  key names);
+  :class:`~temporag.methods.book_entry.BookEntry`, found in the reading order by :func:`pages`; not guessed
+  from key names);
 * ``<paper>.html`` — the committed paper-profile run (``figures/<paper>/``): its executed notebook, or,
   when git holds only its results, a page built from its ``results.json`` tables and its PNG figures,
   labelled "results only";
@@ -28,12 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from temporag import registry
 from temporag.batch.index import TEMPLATES, _fmt, _read_json, changed_after_stamp, headline
-from temporag.book_entry import BookEntry, Headline, Number
-from temporag.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
-from temporag.params import declared_in
-from temporag.runner import reading_order
+from temporag.methods import registry
+from temporag.methods.book_entry import BookEntry, Headline, Number
+from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
+from temporag.run.runner import reading_order
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
 
@@ -48,18 +47,13 @@ class Page:
 
 
 def book_declaration(notebook: str) -> BookEntry | None:
-    """What ``notebook`` declares for the book: its registered method's ``book``, else ``BOOK`` beside a
-    kit notebook's parameters (``temporag.<name>.params``, ``temporag.<name>``: the tour, the
-    leaderboard), else None."""
-    for entry in registry.entries():
-        if entry.notebook_name == notebook and entry.book is not None:
-            return entry.book
-    name = output_name(notebook)
-    return declared_in((f"temporag.{name}.params", f"temporag.{name}"), "BOOK", BookEntry)
+    """What ``notebook`` declares for the book: its registered entry's ``book``, else None."""
+    found = registry.find(notebook)
+    return found[0].book if found else None
 
 
 def pages() -> list[Page]:
-    """Every notebook in the reading order (:func:`temporag.runner.reading_order`) with what it declares
+    """Every notebook in the reading order (:func:`temporag.run.runner.reading_order`) with what it declares
     for the book; one that declares nothing is titled by its folder and has no first-page row."""
     found = []
     for notebook in reading_order():

@@ -32,13 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from temporag import outputs
 from temporag.batch import cachesync, local
 from temporag.batch.jobs import Job, run_in_child
 from temporag.batch.local import log_file, report
-from temporag.batch.progress import Printer
 from temporag.config import get_settings
-from temporag.runner import RunOutcome
+from temporag.notebook import outputs
+from temporag.run.progress import Printer
+from temporag.run.runner import RunOutcome
 
 log = logging.getLogger(__name__)
 TOPIC = "temporag-progress"

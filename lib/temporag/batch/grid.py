@@ -30,10 +30,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from temporag import outputs
 from temporag.batch.jobs import Job, label_for
 from temporag.cache import content_hash
-from temporag.params import ParameterError, check_given
+from temporag.notebook import outputs
+from temporag.notebook.params import ParameterError, check_given
 
 RESERVED = {"notebooks", "output_dir"}
 MAX_FOLDER = 100

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from temporag.outputs import FIGURES_DIR, RUNS_DIR
-from temporag.runner import changed_since_stamp
+from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR
+from temporag.run.runner import changed_since_stamp
 
 TEMPLATES = Path(__file__).with_name("templates")
 RESULTS_ONLY = "results only"  # e.g. a committed run in figures/: git keeps its numbers, not its notebook

@@ -10,7 +10,7 @@ The child reads its job as JSON on stdin and keeps reading: when its parent dies
 the pipe closes, and the child exits at once (its kernel follows: ipykernel quits when its parent
 goes), so a killed batch leaves no orphan finishing notebooks behind the next run's back.  It reports
 on stdout, one ``@temporag {json}`` line per event: ``cell`` (after each code cell), ``progress`` (the
-kernel's progress bars inside a long cell) and ``done`` (the :class:`~temporag.runner.RunOutcome`).
+kernel's progress bars inside a long cell) and ``done`` (the :class:`~temporag.run.runner.RunOutcome`).
 Everything else it prints goes to its log file.
 """
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import temporag
-from temporag.runner import RunOutcome, current_run, run_notebook
+from temporag.run.runner import RunOutcome, current_run, run_notebook
 
 MARK = "@temporag "
 OnEvent = Callable[[dict], None]
@@ -57,7 +57,7 @@ class Job:
 
     def current(self) -> RunOutcome | None:
         """The "skipped" outcome when the job's folder already holds a current run (see
-        :func:`temporag.runner.current_run`), else None."""
+        :func:`temporag.run.runner.current_run`), else None."""
         return current_run(
             self.notebook,
             dict(self.parameters),

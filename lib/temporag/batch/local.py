@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from temporag.batch.jobs import Job, run_in_child
-from temporag.batch.progress import Printer
-from temporag.runner import RunOutcome
+from temporag.run.progress import Printer
+from temporag.run.runner import RunOutcome
 
 
 def log_file(job: Job) -> Path:

@@ -4,11 +4,11 @@ None of the five papers compares the methods under one protocol: each uses its o
 sample and scoring rule.  Here every MultiTQ method runs through the retrieval interface on the same
 questions with the same embedder (all-MiniLM-L6-v2) and is scored the same way:
 
-* :mod:`.roster` builds every row the method packages register (:mod:`temporag.registry`: the semantic
+* :mod:`.roster` builds every row the method packages register (:mod:`temporag.methods.registry`: the semantic
   baseline, STAR-RAG as printed and the released code's retrieval, TimeR4, TECQA paper-faithful and the
   kit's improved variant, SAR's offline policy, and any installed package's rows);
 * :mod:`.scores` turns each method's native context into answer recall@k, the LLM-free template reader's
-  Hits@1 (strict and lenient, :mod:`temporag.template_reader`), context tokens, latency, bootstrap
+  Hits@1 (strict and lenient, :mod:`temporag.answer.template_reader`), context tokens, latency, bootstrap
   intervals and breakdowns, plus the embedded reader on a small sample;
 * :mod:`.documents` puts Vanilla RAG beside IA-RAG on the document data sets;
 * :mod:`.submission` scores a researcher's own predictions file under the same protocol

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.methods.ia_rag import corpus
 from temporag.methods.ia_rag.reader_tables import read_scores, reader_mean
 from temporag.methods.ia_rag.retrieval import score_retrieval

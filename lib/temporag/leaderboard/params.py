@@ -4,8 +4,8 @@ its pages' title in the book (no first-page row: it compares the papers rather t
 
 from __future__ import annotations
 
-from temporag.book_entry import BookEntry
-from temporag.params import KIT, Parameter, Parameters, at_least, flag
+from temporag.methods.book_entry import BookEntry
+from temporag.notebook.params import KIT, Parameter, Parameters, at_least, flag
 
 PARAMETERS = Parameters(
     KIT["profile"],

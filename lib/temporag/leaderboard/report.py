@@ -24,8 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from temporag import plots, registry
-from temporag.evaluate import category_rows
+from temporag.answer.evaluate import category_rows
+from temporag.methods import registry
+from temporag.notebook import plots
 from temporag.reported import PAPERS, PaperRef, reported
 
 

@@ -1,9 +1,9 @@
-"""The common protocol's numbers for one method's native context, all from :mod:`temporag.evaluate`.
+"""The common protocol's numbers for one method's native context, all from :mod:`temporag.answer.evaluate`.
 
 Per question (so every mean gets a bootstrap interval and a qtype / Single-Multiple breakdown):
 
 * answer recall@k of the ranked context (k in ``ks``; a context shorter than k is what the method gives);
-* the LLM-free template reader's answers on the whole native context (:mod:`temporag.template_reader`,
+* the LLM-free template reader's answers on the whole native context (:mod:`temporag.answer.template_reader`,
   the same reader SAR's offline policy answers with), scored strict and lenient — it measures whether
   the context *supports* the answer under the question's template, with no model;
 * the context's size in facts and cl100k tokens (what a reader would be sent), retrieval latency.
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.llm import cl100k_count
-from temporag.parsing import subgraph
+from temporag.question.parsing import subgraph
 
 KS = (1, 5, 10, 20)
 
@@ -68,7 +68,7 @@ def score_contexts(
     ks: Sequence[int] = KS,
 ) -> MethodScores:
     """Every common-protocol value of one method; ``readings`` are the template reader's
-    :class:`~temporag.template_reader.Reading` of each context."""
+    :class:`~temporag.answer.template_reader.Reading` of each context."""
     if not (len(questions) == len(contexts) == len(readings) == len(latency_s)):
         raise ValueError(
             f"{name}: {len(questions)} questions, {len(contexts)} contexts, "
@@ -99,7 +99,7 @@ def ceilings(kg, questions: Sequence, workspace, ks: Sequence[int] = KS) -> dict
     """The template reader with the widest contexts the offline parse allows — every fact of the main
     entity, and TECQA's full structure-guided subgraph (F_main ∪ F_context, Eqs. 3–5) — so each method's
     Hits@1 can be read against what the reader reaches when retrieval loses nothing.  ``workspace`` is
-    the :class:`~temporag.workspace.KGWorkspace` (its parser, templates and reader)."""
+    the :class:`~temporag.methods.workspace.KGWorkspace` (its parser, templates and reader)."""
     texts = [q.question for q in questions]
     templates = workspace.templates(texts)
     contexts = {

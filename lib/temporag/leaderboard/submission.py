@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.data import multitq
 from temporag.leaderboard.report import pivot
 from temporag.leaderboard.scores import KS, with_ci

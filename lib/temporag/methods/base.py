@@ -3,7 +3,7 @@
 A method ranks *evidence ids* for each question: KG fact ids (rows of ``TemporalKG``) for the MultiTQ
 methods, or unit ids of a document corpus (IA-RAG's interval event units) for the document methods —
 ``Retrieval.evidence`` says which.  ``Method.evidence_lines`` turns ids into the text a reader sees,
-so one reader path (``temporag.readers``) serves every method, and ``Method.pipeline`` returns the
+so one reader path (``temporag.answer.readers``) serves every method, and ``Method.pipeline`` returns the
 same per-question record for all of them: what was retrieved, what the reader answered, and what it
 cost (LLM calls, tokens, seconds).
 
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from temporag.readers import read_many
+from temporag.answer.readers import read_many
 
 EVIDENCE_KINDS = ("kg_fact", "document_unit")
 

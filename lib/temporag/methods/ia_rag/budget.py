@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from temporag.evaluate import evidence_recall
+from temporag.answer.evaluate import evidence_recall
 from temporag.methods.base import Method
 from temporag.methods.ia_rag.corpus import _encoding
 

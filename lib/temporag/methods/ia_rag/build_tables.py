@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag.evaluate import evidence_recall
+from temporag.answer.evaluate import evidence_recall
 from temporag.methods.ia_rag import Build
 from temporag.methods.ia_rag.retrieval import IAIndex
 from temporag.methods.ia_rag.setups import Setup

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from temporag.answer.evaluate import squad_normalise
 from temporag.data import complextr, tempreason, timeqa
 from temporag.data.paths import data_file
-from temporag.evaluate import squad_normalise
 from temporag.llm import cl100k_count
 
 DATASETS = ("TimeQA", "TempReason", "ComplexTR")

@@ -3,8 +3,8 @@ the leaderboard's documents section (:mod:`temporag.leaderboard.documents`) runs
 
 from __future__ import annotations
 
-from temporag.book_entry import BookEntry, Headline, Number
-from temporag.registry import MethodEntry
+from temporag.methods.book_entry import BookEntry, Headline, Number
+from temporag.methods.registry import MethodEntry
 
 ENTRY = MethodEntry(
     "ia_rag",

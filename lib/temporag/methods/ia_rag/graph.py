@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from temporag.embed import VectorIndex
 from temporag.llm import LLMError, parse_json_reply
 from temporag.methods.ia_rag.extract import IEU, _day_or_none
+from temporag.retrieval.embed import VectorIndex
 from temporag.timeutil import Allen, Interval, allen_relation
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@ T1–T5 classifier), the paper's K1, K2, forest depth and tau, and the samples p
 
 from __future__ import annotations
 
-from temporag.params import KIT, Parameter, Parameters, at_least, choice, unit
+from temporag.notebook.params import KIT, Parameter, Parameters, at_least, choice, unit
 
 PARAMETERS = Parameters(
     KIT["profile"],

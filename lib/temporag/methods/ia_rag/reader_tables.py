@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag.evaluate import answered_mean, token_accuracy_recall
+from temporag.answer.evaluate import answered_mean, token_accuracy_recall
 from temporag.methods.ia_rag.corpus import QA
 from temporag.methods.ia_rag.setups import Setup
 from temporag.reported import PaperRef

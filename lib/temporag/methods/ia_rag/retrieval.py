@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from temporag.evaluate import evidence_recall
+from temporag.answer.evaluate import evidence_recall
 from temporag.llm import LLMError, cl100k_count, parse_json_reply
 from temporag.methods.base import Method, Retrieval, check_shared
 from temporag.methods.ia_rag.corpus import _encoding

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from temporag.evaluate import squad_normalise
+from temporag.answer.evaluate import squad_normalise
 from temporag.methods.ia_rag import Build, build_index
 from temporag.methods.ia_rag.corpus import QA, Doc, load
 from temporag.methods.ia_rag.retrieval import IARAG, VanillaRAG, chunk_pieces, chunk_vectors

@@ -21,7 +21,7 @@ Where each part of the paper lives:
 
 Choices the paper leaves open are listed in :mod:`.search` and :mod:`.agent`; the prompts are the kit's
 words in the paper's structure.  ``policy="offline"`` needs no LLM anywhere: it is how SAR's retrieval is
-measured on every question, with :mod:`temporag.template_reader` answering from the evidence.
+measured on every question, with :mod:`temporag.answer.template_reader` answering from the evidence.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from temporag.methods.sar.policies import LLMPolicy, OfflinePolicy
 from temporag.methods.sar.search import DEFAULT_K, TimeIndex
 from temporag.methods.sar.tools import PlainSemanticSearch, StructuredSearch, UndecomposedSearch
 from temporag.methods.sar.verify import LLMVerifier, RuleVerifier
+from temporag.methods.workspace import KGWorkspace
 from temporag.progress import tqdm
-from temporag.workspace import KGWorkspace
 
 DEFAULT_N = 2  # verification iterations (§Hyper-parameter Studies)
 DEFAULT_STEPS = 6  # the kit's step budget per REASONING attempt (the paper states none)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from temporag.answer.readers import parse_ranked_answers
 from temporag.methods.sar.search import TYPES, parse_filter_time
-from temporag.readers import parse_ranked_answers
 
 SEARCH, FINISH, MALFORMED = "SEARCH", "FINISH", "MALFORMED"
 

@@ -24,8 +24,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from temporag.answer.readers import parse_ranked_answers
 from temporag.methods.sar.actions import FINISH, MALFORMED, SEARCH, Action, parse_step
-from temporag.readers import parse_ranked_answers
 
 
 @dataclass

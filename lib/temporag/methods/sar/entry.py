@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from temporag.book_entry import BookEntry, Headline, Number
 from temporag.methods import sar
-from temporag.registry import Contender, MethodEntry
+from temporag.methods.book_entry import BookEntry, Headline, Number
+from temporag.methods.registry import Contender, MethodEntry
 
 
 def offline_policy(workspace):
-    """SAR's agent with the scripted policy and rule verifier on the workspace's resources."""
-    method = sar.SAR(workspace.kg, workspace=workspace.resources)
+    """SAR's agent with the scripted policy and rule verifier on the shared workspace."""
+    method = sar.SAR(workspace.kg, workspace=workspace)
     return method, f"scripted policy, K = {method.k} per SEARCH, rule verifier N = {method.n_verify}"
 
 

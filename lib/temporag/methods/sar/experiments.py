@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag.evaluate import answer_recall_at_k, latency_summary
+from temporag.answer.evaluate import answer_recall_at_k, latency_summary
 from temporag.methods.sar import report
 from temporag.reported import PaperRef
 

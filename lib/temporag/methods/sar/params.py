@@ -3,7 +3,7 @@ reader sample is the agent's: half Single, half Multiple)."""
 
 from __future__ import annotations
 
-from temporag.params import KIT, Parameter, Parameters, at_least
+from temporag.notebook.params import KIT, Parameter, Parameters, at_least
 
 PARAMETERS = Parameters(
     KIT["profile"],

@@ -4,9 +4,9 @@ Both return "Thought: … / Action: …" text that the agent parses the same way
 are alike and SAR's retrieval can be measured without a strong model.
 
 The **offline scripted policy** issues the SEARCH actions a competent agent would for the question's
-template (read by :mod:`temporag.template_reader` from the kit's offline parse): for "after X, who first …"
-one SEARCH for X's event, then ``SEARCH(…, AFTER, that day)``; for a named date ``SEARCH(…, IN, date)``;
-for "first / last" one SEARCH asking for that order.  Sub-queries are written as triples in the main
+template (read by :mod:`temporag.answer.template_reader` from the kit's offline parse): for "after X, who
+first …" one SEARCH for X's event, then ``SEARCH(…, AFTER, that day)``; for a named date ``SEARCH(…, IN,
+date)``; for "first / last" one SEARCH asking for that order.  Sub-queries are written as triples in the main
 entity's role ("?; Make a visit; Iraq"), so decomposition needs no model.  It FINISHes with the template
 reader's answer over everything it observed.  Given verifier feedback it repeats its searches and adds
 broader ones — also without the relation after the first rejection, also with head and tail swapped after

@@ -14,8 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from temporag import plots
-from temporag.evaluate import (
+from temporag.answer.evaluate import (
     answer_recall_at_k,
     answered_mean,
     hits_at_k,
@@ -26,6 +25,7 @@ from temporag.evaluate import (
 from temporag.methods.base import Retrieval
 from temporag.methods.sar.agent import answers_at, failed_at
 from temporag.methods.sar.search import parse_filter_time
+from temporag.notebook import plots
 from temporag.reported import PaperRef, paper_value
 
 COLUMNS = ("Overall", "Single", "Multiple", "Entity", "Time")

@@ -8,7 +8,7 @@
 
 All three take the same (sub_query, type, time) and return a :class:`~.search.SearchResult`; the latency
 they report excludes embedding the query and any LLM call, like every retrieval latency in the kit.  They
-read the KG's vectors from the kit's :class:`~temporag.workspace.KGWorkspace`.
+read the KG's vectors from the kit's :class:`~temporag.methods.workspace.KGWorkspace`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from temporag.methods.sar.search import (
     wants_order,
 )
 from temporag.methods.semantic import top_k_stable
-from temporag.workspace import KGWorkspace
+from temporag.methods.workspace import KGWorkspace
 
 
 def _period(kind: str, time_text: str | None):

@@ -25,11 +25,11 @@ from functools import cached_property
 
 import numpy as np
 
-from temporag.embed import Encoder, kg_triple_vectors
 from temporag.methods.base import Method, Retrieval, check_shared, question_texts
 from temporag.methods.semantic.cosines import TripleScores, half_precision_copy
-from temporag.params import check as check_params
+from temporag.notebook.params import check as check_params
 from temporag.progress import tqdm
+from temporag.retrieval.embed import Encoder, kg_triple_vectors
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 TIME_BONUS = 0.1  # in cosine units: enough to reorder facts of one triple, not to beat a better triple

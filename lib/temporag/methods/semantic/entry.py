@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from temporag.registry import Contender, MethodEntry
+from temporag.methods.registry import Contender, MethodEntry
+from temporag.methods.semantic.params import BOOK
 
 SEMANTIC_K = 20  # facts the semantic baseline shows (the tour's reader_k)
 
@@ -17,5 +18,6 @@ ENTRY = MethodEntry(
     "00_tour",
     order=0,
     paper=False,
+    book=BOOK,
     leaderboard=(Contender("Semantic baseline", semantic_baseline, k=SEMANTIC_K, order=0),),
 )

@@ -1,6 +1,6 @@
 """The tour's tables and figures: the KG beside STAR-RAG's Table 1, the question types, the semantic
 baseline's answer recall@k and its reader's Hits@1 — one call per artifact, metrics from
-:mod:`temporag.evaluate`, paper numbers through :class:`~temporag.reported.PaperRef`."""
+:mod:`temporag.answer.evaluate`, paper numbers through :class:`~temporag.reported.PaperRef`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from temporag import evaluate, plots
+from temporag.answer import evaluate
 from temporag.methods.base import Retrieval
+from temporag.notebook import plots
 from temporag.reported import PaperRef
 
 #: TECQA Fig. 2's semantic retriever (bge-base-en-v1.5): the one printed recall of a semantic baseline

@@ -27,11 +27,11 @@ Online — retrieval (§3.3, Alg. 1 lines 7–16) and reading (Appendix E), in :
 Alg. 1 line 8: top-K1 anchor events         :meth:`StarRAG.anchors` (the semantic baseline's cosine)
 Alg. 1 line 9, Appendix C: seeds and γ      :func:`retrieval.seed_personalisation`
 (θ = 0.6, β = 0.7, τ = 1/|U_seed|)
-Alg. 1 lines 10–13: PPR, restart α = 0.2    :meth:`StarRAG.propagate` (:mod:`temporag.ppr`)
+Alg. 1 lines 10–13: PPR, restart α = 0.2    :meth:`StarRAG.propagate` (:mod:`temporag.methods.star_rag.ppr`)
 Alg. 1 line 14: top-K2 rule nodes by π      :meth:`StarRAG.top_rules`
 Alg. 1 line 15: union of their supports     :meth:`StarRAG.candidates`
 Alg. 1 line 16: re-rank, return top-K1      :meth:`StarRAG.rerank`; all questions: :meth:`StarRAG.retrieve`
-Appendix E: reader prompt and answers       :mod:`reader` through :func:`temporag.readers.read_many`
+Appendix E: reader prompt and answers       :mod:`reader` through :func:`temporag.answer.readers.read_many`
 §4.5, Table 4: no-rule / uniform ablations  :meth:`StarRAG.variant` (``use_rules``, ``personalisation``)
 §4.6, Fig. 5: K1 × K2 sensitivity           :meth:`StarRAG.sweep`
 ==========================================  =====================================================
@@ -60,7 +60,6 @@ import numpy as np
 from temporag.data import cronquestions, forecast
 from temporag.data.errors import MissingDataError
 from temporag.data.multitq import Question
-from temporag.embed import Encoder
 from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.semantic import SemanticRetriever
 from temporag.methods.star_rag.graph import (
@@ -118,6 +117,7 @@ from temporag.methods.star_rag.retrieval import (
     StarTrace,
     seed_personalisation,
 )
+from temporag.retrieval.embed import Encoder
 
 __all__ = [
     "ALPHA",

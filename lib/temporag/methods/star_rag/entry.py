@@ -3,9 +3,9 @@ the released code's retrieval on its graph of consecutive events)."""
 
 from __future__ import annotations
 
-from temporag.book_entry import BookEntry, Headline, Number, template_hits
 from temporag.methods import star_rag
-from temporag.registry import Contender, MethodEntry
+from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods.registry import Contender, MethodEntry
 
 
 def as_printed(workspace):

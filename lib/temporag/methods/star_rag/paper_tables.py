@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.llm import usage_summary
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag import build, table2_inputs
 from temporag.methods.star_rag.figures import fig3_tokens_time
 from temporag.methods.star_rag.reader import prompt_tokens
+from temporag.notebook.results import repo_relative
 from temporag.reported import PaperRef
-from temporag.results import repo_relative
 
 BACKBONES = ("STAR-RAG+Llama-3-8B-Instruct", "STAR-RAG+GPT-4o-mini")
 STRICT = "strict"

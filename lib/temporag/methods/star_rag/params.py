@@ -3,7 +3,7 @@ Fig. 5 and the released-code decomposition, and the reader's prompt."""
 
 from __future__ import annotations
 
-from temporag.params import KIT, Parameter, Parameters, Served, at_least, choice, share
+from temporag.notebook.params import KIT, Parameter, Parameters, Served, at_least, choice, share
 
 PARAMETERS = Parameters(
     KIT["profile"],

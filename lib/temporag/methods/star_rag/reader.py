@@ -1,6 +1,6 @@
 """STAR-RAG's reader prompt (Appendix E's task in the kit's own words) and its answer clean-up.
 
-The reader itself is the kit's one reader, :func:`temporag.readers.read_many`: STAR-RAG hands it this
+The reader itself is the kit's one reader, :func:`temporag.answer.readers.read_many`: STAR-RAG hands it this
 prompt builder, this answer post-processing, the completion budget and *no* stop sequence (the
 Appendix-E reply may hold a "Thought:" before its list).  The messages and parameters are pinned byte for
 byte by the tests, so cached replies stay valid.
@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from functools import partial
 
+from temporag.answer.readers import read_many
 from temporag.llm import cl100k_count
-from temporag.readers import read_many
 
 READER_STYLES = ("plain", "appendix-e")
 
@@ -119,7 +119,8 @@ def read_events(
     desc: str = "STAR-RAG reader",
 ) -> list:
     """Ranked answer candidates for each question record from its events, through the kit's one reader
-    (:func:`temporag.readers.read_many`) with STAR-RAG's prompt, budget, clean-up and no stop sequence."""
+    (:func:`temporag.answer.readers.read_many`) with STAR-RAG's prompt, budget, clean-up and no stop
+    sequence."""
     one_shot, thought = style_flags(reader_style)
     return read_many(
         llm,

@@ -51,10 +51,10 @@ from temporag.data.tkg import day_iso
 from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.semantic import SemanticRetriever, TripleScores, top_k_stable, top_of
 from temporag.methods.star_rag.graph import RuleGraph
+from temporag.methods.star_rag.ppr import Transition, personalized_pagerank_many, transition_matrix
 from temporag.methods.star_rag.reader import StarReader, style_flags
 from temporag.methods.star_rag.retrieval import ALPHA, BETA, THETA, TOL, seed_personalisation
 from temporag.methods.star_rag.time_words import final_operation, on_side, question_day, rerank_direction
-from temporag.ppr import Transition, personalized_pagerank_many, transition_matrix
 from temporag.progress import tqdm
 
 POOLS = ("rules", "anchors+rules")
@@ -346,7 +346,7 @@ class ReleasedCodeRAG(StarReader, Method):
         """π for each column of γ: PPR with restart ``alpha``.  With ``self_loops`` a node without an edge
         keeps its own restart mass (π_u = γ_u, the fixed point of a self-loop) and the rest of the graph,
         which has no dangling node, diffuses the remaining mass; without them that node's mass returns to
-        γ (:mod:`temporag.ppr`)."""
+        γ (:mod:`temporag.methods.star_rag.ppr`)."""
         pis = np.zeros_like(gammas)
         lone = self.trans.isolated
         if self.self_loops:

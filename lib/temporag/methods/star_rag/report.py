@@ -3,7 +3,7 @@
 Tables are pandas frames; the numbers that sit beside the paper's go through ``Results.compare`` (one
 call records the ``results.json`` metric and returns the table row, paper value from
 :mod:`temporag.reported`, ``None`` where the paper prints none).  Metrics come from
-:mod:`temporag.evaluate`; figures from :mod:`.figures` (re-exported here) in the house style.
+:mod:`temporag.answer.evaluate`; figures from :mod:`.figures` (re-exported here) in the house style.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate, plots
+from temporag.answer import evaluate
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag.code_tables import (  # noqa: F401 - paper, released code, kit
     ALG1,
@@ -63,6 +63,7 @@ from temporag.methods.star_rag.paper_tables import (  # noqa: F401 - the noteboo
     table3,
     table4,
 )
+from temporag.notebook import plots
 
 METHODS = ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform")
 #: rule-graph statistics recorded as ``rule_graph/<key>`` metrics
@@ -300,7 +301,7 @@ def recall_grid(kg, sweep: Mapping[tuple[int, int], list], questions: Sequence, 
 
 
 def grid_heatmap(matrix: np.ndarray, grid: Sequence[int], title: str, fmt: str, note: str):
-    """Fig. 5's K1 × K2 grid as the house heatmap (:func:`temporag.plots.heatmap`)."""
+    """Fig. 5's K1 × K2 grid as the house heatmap (:func:`temporag.notebook.plots.heatmap`)."""
     return plots.heatmap(
         matrix,
         grid,

@@ -5,7 +5,8 @@
    (``use_rules=False``) is exactly the semantic baseline.
 2. :func:`seed_personalisation` — map anchors to rule nodes and blend coverage and rank (Appendix C:
    θ = 0.6, β = 0.7, τ = 1/|U_seed|), or the uniform variant (``personalisation="uniform"``).
-3. :func:`temporag.ppr.personalized_pagerank` — restart α = 0.2, tolerance 1e-5 (lines 10–13).
+3. :func:`temporag.methods.star_rag.ppr.personalized_pagerank` — restart α = 0.2, tolerance 1e-5 (lines
+10–13).
 4. top-K2 rules, their support sets, re-ranked by the same cosine, top-K1 returned (lines 14–16).
 
 Anchors and the final re-ranking use one score, so the output equals the semantic top-K1 except where
@@ -33,7 +34,12 @@ from temporag.methods.semantic import (
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.nodes_spans import RuleNodes
 from temporag.methods.star_rag.params import PARAMETERS as _PARAMETERS
-from temporag.ppr import Transition, personalized_pagerank, personalized_pagerank_many, transition_matrix
+from temporag.methods.star_rag.ppr import (
+    Transition,
+    personalized_pagerank,
+    personalized_pagerank_many,
+    transition_matrix,
+)
 from temporag.progress import tqdm
 
 K1, K2 = 10, 20

@@ -3,11 +3,12 @@
 The method in the order of the paper (and of ``notebooks/tecqa.ipynb``):
 
 =================  =====================================================================================
-§4.2.1, Eqs. 1–2   structural constraints: :class:`~temporag.parsing.Constraints` from the kit's
-                   :class:`~temporag.parsing.OfflineParser` (no LLM; :mod:`temporag.parsing`) or
+§4.2.1, Eqs. 1–2   structural constraints: :class:`~temporag.question.parsing.Constraints` from the kit's
+                   :class:`~temporag.question.parsing.OfflineParser` (no LLM;
+                   :mod:`temporag.question.parsing`) or
                    :class:`~.parser.LLMParser` (the paper's three prompts, appendix F.1's structure);
                    both ground mentions to the KG by name-embedding cosine (Eq. 2) — :func:`make_parser`
-§4.2.2, Eqs. 3–5   structure-guided subgraph F_main ∪ F_context → :func:`temporag.parsing.subgraph`
+§4.2.2, Eqs. 3–5   structure-guided subgraph F_main ∪ F_context → :func:`temporag.question.parsing.subgraph`
 §4.3, Eq. 6        explicit anchors (:func:`~.chain.explicit_anchors`: regex + ISO with granularity) and
                    implicit anchors = dates of the top-N most similar subgraph facts
                    (:func:`~.chain.implicit_anchors`)
@@ -43,7 +44,6 @@ from functools import cached_property
 
 import numpy as np
 
-from temporag.embed import Encoder, kg_triple_vectors
 from temporag.methods.base import Method, Retrieval, check_shared, question_texts
 from temporag.methods.tecqa.chain import (
     EvidenceChain,
@@ -60,7 +60,8 @@ from temporag.methods.tecqa.chain import (
 from temporag.methods.tecqa.guided import guided_chain, question_focus
 from temporag.methods.tecqa.params import PARAMETERS
 from temporag.methods.tecqa.parser import PARSERS, LLMParser, make_parser
-from temporag.parsing import (
+from temporag.progress import tqdm
+from temporag.question.parsing import (
     IMPROVED_PARSER,
     Constraints,
     OfflineParser,
@@ -68,7 +69,7 @@ from temporag.parsing import (
     subgraph,
     subgraph_parts,
 )
-from temporag.progress import tqdm
+from temporag.retrieval.embed import Encoder, kg_triple_vectors
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """TECQA's own analysis metrics (§5.3–5.7, appendices D–E), which the generic ones in
-:mod:`temporag.evaluate` cannot express: parser accuracy against data-derived gold, the reference anchor
-that evidence-chain integrity needs, the K × N sensitivity grid, the appendix-E failure modes and the
+:mod:`temporag.answer.evaluate` cannot express: parser accuracy against data-derived gold, the reference
+anchor that evidence-chain integrity needs, the K × N sensitivity grid, the appendix-E failure modes and the
 Table 5-style case rendering.
 
 Gold that MultiTQ does not annotate (the main entity, the reference anchor) is derived from the KG and
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
-from temporag.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
+from temporag.answer import evaluate
+from temporag.answer.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
 from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days
-from temporag.parsing import Constraints, subgraph, subgraph_parts
+from temporag.question.parsing import Constraints, subgraph, subgraph_parts
 
 KS = (5, 10, 20, 40, 60)  # Figure 4's K grid
 NS = (1, 2, 5, 10)  # Figure 4's N grid

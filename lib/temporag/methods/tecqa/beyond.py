@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.linking import date_word_mask, tokenize, top_relations
 from temporag.methods.tecqa.analysis import main_entity_supported, relation_supported
 from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.methods.tecqa.tables import CHAIN_LENGTH, CHAIN_RECALL, SUBGRAPH_RECALL
-from temporag.parsing import Constraints, subgraph
+from temporag.question.parsing import Constraints, subgraph
 
 #: (m, margin, whole-phrase relation) settings the held-out check chooses among
 RELATION_GRID = tuple(

@@ -1,6 +1,7 @@
 """TECQA §4.3: the temporal evidence chain, as pure steps over the KG's arrays.
 
-* §4.2.2 F_q = F_main ∪ F_context (Eqs. 3–5) is the kit's :func:`temporag.parsing.subgraph` (the facts a
+* §4.2.2 F_q = F_main ∪ F_context (Eqs. 3–5) is the kit's :func:`temporag.question.parsing.subgraph` (the
+facts a
   parse points at; the leaderboard reads it too);
 * §4.3 explicit anchors by regex with ISO normalisation that keeps the granularity
   (:func:`explicit_anchors`), implicit anchors = dates of the top-N most similar subgraph facts (Eq. 6,
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from temporag.parsing import Constraints
+from temporag.question.parsing import Constraints
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 # ----------------------------------------------------------------------------------------------------

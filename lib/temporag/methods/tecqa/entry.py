@@ -3,9 +3,9 @@ improved parse with the question-guided chain), both showing the first chain fac
 
 from __future__ import annotations
 
-from temporag.book_entry import BookEntry, Headline, Number, template_hits
 from temporag.methods import tecqa
-from temporag.registry import Contender, MethodEntry
+from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods.registry import Contender, MethodEntry
 
 TECQA_FACTS = 20  # chain facts TECQA shows (the paper's "about 20"; the TECQA notebook's reader_facts)
 
@@ -13,7 +13,7 @@ TECQA_FACTS = 20  # chain facts TECQA shows (the paper's "about 20"; the TECQA n
 def paper_faithful(workspace):
     """§4 with the workspace's offline parse (the same parse as SAR's policy and the template reader)."""
     model = tecqa.TECQA(workspace.kg, workspace.encoder, workspace.semantic.triple_vectors)
-    model.offline_parser = workspace.resources.parser
+    model.offline_parser = workspace.parser
     return model, f"offline parse, K = {model.k}, N = {model.n}, first {TECQA_FACTS} chain facts"
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.methods.tecqa.analysis import parser_accuracy
 from temporag.methods.tecqa.beyond import main_alternatives_check, record_beyond, relation_union_check
 from temporag.methods.tecqa.chain import EvidenceChain
@@ -28,7 +28,7 @@ from temporag.methods.tecqa.tables import (
     table1_frame,
     table2_frame,
 )
-from temporag.parsing import Constraints
+from temporag.question.parsing import Constraints
 
 # -- parser accuracy (§4.2.1) ---------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ This module reads the question's temporal *structure* — grammar words, never p
 builds the chain in the order a reader would scan it:
 
 * **ordinal** ("first", "earliest", "last", "latest", ...) and **direction** ("before", "after", "prior
-  to", "since", ...) from the words of the question and the kit's cue lexicon (:mod:`temporag.cues`,
+  to", "since", ...) from the words of the question and the kit's cue lexicon (:mod:`temporag.question.cues`,
   :func:`question_focus`);
 * the **reference point**: an explicit date; else the facts joining the main entity and the entity of the
   after/before/"same month as" clause; else, for a bare first/last question, the earliest / latest fact
@@ -31,11 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from temporag import cues
-from temporag.cues import cue_positions
 from temporag.linking import tokenize
 from temporag.methods.tecqa.chain import proximity
-from temporag.parsing import Constraints
+from temporag.question import cues
+from temporag.question.cues import cue_positions
+from temporag.question.parsing import Constraints
 from temporag.timeutil import TimeValue
 
 _TIME_QUESTION = re.compile(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from temporag.params import KIT, Parameter, Parameters, Served, at_least, choice
+from temporag.notebook.params import KIT, Parameter, Parameters, Served, at_least, choice
 
 PARAMETERS = Parameters(
     KIT["profile"],

@@ -1,8 +1,8 @@
 """TECQA §4.2.1: structural constraint parsing — the question's entities, one relation and the main entity,
 grounded to the KG schema (Eq. 2).
 
-Two interchangeable parsers return the same :class:`~temporag.parsing.Constraints` record: the kit's
-:class:`~temporag.parsing.OfflineParser` (no LLM) and :class:`LLMParser` (the paper's three prompts,
+Two interchangeable parsers return the same :class:`~temporag.question.parsing.Constraints` record: the kit's
+:class:`~temporag.question.parsing.OfflineParser` (no LLM) and :class:`LLMParser` (the paper's three prompts,
 appendix F.1's structure in the kit's own words).  :func:`make_parser` picks one by name.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from temporag.parsing import Constraints, OfflineParser, make_offline_parser
-from temporag.readers import parse_ranked_answers
+from temporag.answer.readers import parse_ranked_answers
+from temporag.question.parsing import Constraints, OfflineParser, make_offline_parser
 
 PARSERS = ("offline", "llm")
 

@@ -5,7 +5,7 @@ what each notebook step records (a table under its key with its caption) is in :
 TECQA's own metrics (parser accuracy, the reference anchor of evidence-chain integrity, the K × N
 sensitivity grid, the failure modes, the case rendering) are in :mod:`.analysis` and re-exported here;
 generic ones (answer / anchor / chain recall, Hits@1 by category, latency) come from
-:mod:`temporag.evaluate`.  The paper's numbers are :class:`~temporag.reported.PaperRef` looked up where
+:mod:`temporag.answer.evaluate`.  The paper's numbers are :class:`~temporag.reported.PaperRef` looked up where
 the table or figure is made (None where the paper prints none); ``record_*`` functions write the
 ``results.json`` metrics of one table or figure.
 """
@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate, plots
+from temporag.answer import evaluate
 from temporag.methods.tecqa.analysis import (  # noqa: F401 (re-exported: one module for the notebook)
     KS,
     NS,
@@ -83,7 +83,8 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     table1_frame,
     table2_frame,
 )
-from temporag.parsing import Constraints
+from temporag.notebook import plots
+from temporag.question.parsing import Constraints
 
 
 def parse_table(kg, constraints: Sequence[Constraints]):

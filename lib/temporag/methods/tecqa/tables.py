@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.methods.base import Retrieval
 from temporag.methods.tecqa.analysis import render_case
 from temporag.methods.tecqa.chain import EvidenceChain

@@ -23,6 +23,7 @@ arguments of one object: ``TimeR4.variant(background="linking")`` (w/o fact retr
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from temporag.cache import content_hash
-from temporag.embed import Encoder
 from temporag.methods.base import Method, Retrieval, check_shared
 from temporag.methods.timer4.rerank import (
     DEFAULT_MU,
@@ -48,6 +48,7 @@ from temporag.methods.timer4.rewrite import (
     unchanged,
 )
 from temporag.methods.timer4.store import KnowledgeStore, build_store, fact_text, one_blas_thread, top_n
+from temporag.retrieval.embed import Encoder
 
 N_FACTS = 15  # n of the paper (Figure 3's peak)
 POOL = 100  # candidates the time-aware retriever hands to the rerank
@@ -92,6 +93,21 @@ class Stages:
     latency_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
+@dataclass(frozen=True)
+class Options:
+    """The knobs of one TimeR4 variant (Table 5's ablations, the released code's switches)."""
+
+    rewrite: str = "offline"  # Eq. 5: "llm" | "offline" | "none" (w/o rewrite)
+    background: str = "fks"  # the rewrite's facts: "fks" (Eqs. 3-4) | "linking" (w/o fact retrieval)
+    temporal: bool = True  # the fine-tuned time-aware store (False: w/o temporal retrieval)
+    rerank: str = "eq9"  # Eqs. 9-10: "eq9" | "window" | "off"
+    mu: float = DEFAULT_MU  # Eq. 10's weight of the time score
+    window_days: int = 30  # the "window" rerank's half-width
+    n: int = N_FACTS  # facts handed to the reader
+    pool: int = POOL  # candidates the time-aware retrieval hands to the rerank
+    rewrite_facts: int = N_FACTS  # background facts the rewrite reads
+
+
 class TimeR4(Method):
     """The whole method over one KG; knobs select the paper's ablations and the released code's switches."""
 
@@ -134,24 +150,10 @@ class TimeR4(Method):
         if temporal and tks is None:
             raise ValueError("temporal=True needs the time-aware store (tks=time_store(...))")
         self.kg, self.fks, self.tks, self.parser, self.llm = kg, fks, tks, parser, llm
-        self.options = dict(
-            rewrite=rewrite,
-            background=background,
-            temporal=temporal,
-            rerank=rerank,
-            mu=mu,
-            window_days=window_days,
-            n=n,
-            pool=pool,
-            rewrite_facts=rewrite_facts,
+        self.options = Options(
+            rewrite, background, temporal, rerank, mu, window_days, n, pool, rewrite_facts
         )
         self.memo = memo if memo is not None else {}
-
-    def __getattr__(self, key):
-        options = self.__dict__.get("options", {})
-        if key in options:
-            return options[key]
-        raise AttributeError(key)
 
     def variant(self, **changes) -> TimeR4:
         """The same stores and memo with other knobs (``tks=``, ``llm=`` swap those objects): ablations
@@ -159,7 +161,8 @@ class TimeR4(Method):
         objects = {"fks": self.fks, "tks": self.tks, "parser": self.parser, "llm": self.llm}
         objects.update({k: changes.pop(k) for k in list(changes) if k in objects})
         fks, tks = objects.pop("fks"), objects.pop("tks")
-        return TimeR4(self.kg, fks, tks, memo=self.memo, **objects, **{**self.options, **changes})
+        knobs = {**dataclasses.asdict(self.options), **changes}
+        return TimeR4(self.kg, fks, tks, memo=self.memo, **objects, **knobs)
 
     # -- stages (memoised per question set, so variants reuse what they share) ---------------------
     def _memo(self, key, make):
@@ -191,21 +194,21 @@ class TimeR4(Method):
 
     def fact_retrieval(self, texts: Sequence[str]):
         """Eqs. 3–4 with the FKS: top-n background facts, similarities, seconds per question."""
-        return self._search(self.fks, texts, self.rewrite_facts)
+        return self._search(self.fks, texts, self.options.rewrite_facts)
 
     def rewrite_questions(self, texts: Sequence[str], progress: bool = True) -> tuple[list, list[Rewrite]]:
         """Eq. 5 on the background facts (FKS, or entity linking for w/o fact retrieval)."""
         key = content_hash(list(texts))
-        if self.background == "fks":
+        if self.options.background == "fks":
             background = self.fact_retrieval(texts)[0]
         else:
             background = self._memo(
-                ("linked", self.rewrite_facts, key),
-                lambda: linked_background(self.kg, self.parser, texts, self.rewrite_facts),
+                ("linked", self.options.rewrite_facts, key),
+                lambda: linked_background(self.kg, self.parser, texts, self.options.rewrite_facts),
             )
-        if self.rewrite == "none":
+        if self.options.rewrite == "none":
             return background, unchanged(texts)
-        if self.rewrite == "offline":
+        if self.options.rewrite == "offline":
             make = lambda: offline_rewrite(self.kg, self.parser, texts, background)  # noqa: E731
         else:
             make = lambda: llm_rewrite(
@@ -213,21 +216,21 @@ class TimeR4(Method):
                 self.kg,
                 texts,
                 background,
-                facts=self.rewrite_facts,  # noqa: E731
+                facts=self.options.rewrite_facts,  # noqa: E731
                 progress=progress,
             )
-        return background, self._memo(("rewrite", self.rewrite, self.background, key), make)
+        return background, self._memo(("rewrite", self.options.rewrite, self.options.background, key), make)
 
     def time_retrieval(self, rewritten: Sequence[str]):
         """Eqs. 6–7 with the TKS (the FKS for w/o temporal retrieval): the rerank's candidate pool."""
-        store = self.tks if self.temporal else self.fks
-        return self._search(store, rewritten, max(self.pool, self.n))
+        store = self.tks if self.options.temporal else self.fks
+        return self._search(store, rewritten, max(self.options.pool, self.options.n))
 
     def stages(self, texts: Sequence[str], progress: bool = True) -> Stages:
         background, rewrites = self.rewrite_questions(texts, progress)
         rewritten = [r.rewritten for r in rewrites]
         pool_ids, pool_sims, pool_lat = self.time_retrieval(rewritten)
-        fks_lat = self.fact_retrieval(texts)[2] if self.background == "fks" else np.zeros(len(texts))
+        fks_lat = self.fact_retrieval(texts)[2] if self.options.background == "fks" else np.zeros(len(texts))
         return Stages(
             background,
             rewrites,
@@ -241,7 +244,7 @@ class TimeR4(Method):
     @property
     def default_k(self) -> int:
         """n: the reranked facts a question's context holds when ``retrieve`` is given no k."""
-        return self.n
+        return self.options.n
 
     def retrieve(
         self, questions: Sequence, k: int | None = None, *, progress: bool = True, **shared
@@ -250,7 +253,7 @@ class TimeR4(Method):
         No shared input applies: the stores embed the (rewritten) questions with their own encoders."""
         check_shared(shared)
         texts = [getattr(q, "question", q) for q in questions]
-        k = k or self.n
+        k = k or self.options.n
         st = self.stages(texts, progress)
         ids, traces, latency = [], [], st.latency_s.copy()
         for i, (pool, sims, c) in enumerate(zip(st.pool_ids, st.pool_sims, st.constraints)):
@@ -261,9 +264,9 @@ class TimeR4(Method):
                 self.kg.t_start[pool],
                 c,
                 k,
-                mu=self.mu,
-                mode=self.rerank,
-                window_days=self.window_days,
+                mu=self.options.mu,
+                mode=self.options.rerank,
+                window_days=self.options.window_days,
             )
             latency[i] += time.perf_counter() - t0
             ids.append(top)

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from temporag.book_entry import BookEntry, Headline, Number, template_hits
-from temporag.cache import cache_path, content_hash
 from temporag.config import get_settings
-from temporag.embed import CHUNK
 from temporag.methods import timer4
+from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods.registry import Contender, MethodEntry
 from temporag.methods.timer4.params import PARAMETERS as TIMER4_PARAMETERS
-from temporag.registry import Contender, MethodEntry
+from temporag.retrieval.embed import Encoder
 
 #: TimeR4's training set per profile, as its notebook declares it
 TIMER4_EXAMPLES = dict(TIMER4_PARAMETERS["train_examples"].profiles)
@@ -36,16 +33,11 @@ def cached_time_retriever(kg, examples: int, seed: int = 0) -> Path | None:
     return path if (path / "timer4_training.json").exists() else None
 
 
-def cached_share(kg, model: str) -> float:
-    """Share of the KG's distinct-triple embedding chunks the cache holds for ``model`` (1.0: a full
-    store loads without embedding anything)."""
-    texts, root = kg.triple_texts(), get_settings().cache_dir
-    starts = range(0, len(texts), CHUNK)
-    held = [
-        cache_path("embeddings", content_hash(model, texts[s : s + CHUNK]), ".npy", root).exists()
-        for s in starts
-    ]
-    return float(np.mean(held)) if held else 0.0
+def cached_share(kg, model: str | Path) -> float:
+    """Share of the KG's distinct-triple embedding chunks the cache holds for the fine-tuned ``model``, as
+    :func:`~temporag.methods.timer4.time_store` would embed them (its encoder's own cache key, whichever
+    backend runs: 1.0 means a full store loads without embedding anything)."""
+    return Encoder(model=str(model)).cached_share(kg.triple_texts())
 
 
 def leaderboard_timer4(workspace):
@@ -53,7 +45,7 @@ def leaderboard_timer4(workspace):
     is cached, else a 30-triple-per-question candidate pool), else the untrained package."""
     kg, profile, seed = workspace.kg, workspace.profile, workspace.seed
     fks = timer4.fact_store(kg, workspace.encoder)
-    base = timer4.TimeR4(kg, fks, parser=workspace.resources.parser, temporal=False)
+    base = timer4.TimeR4(kg, fks, parser=workspace.parser, temporal=False)
     model = cached_time_retriever(kg, TIMER4_EXAMPLES[profile], seed) if profile == "paper" else None
     if model is None:
         why = "smoke profile" if profile != "paper" else "no cached fine-tuned model"
@@ -61,7 +53,7 @@ def leaderboard_timer4(workspace):
             f"{why}: no time-aware retriever (never trained here) — fact store (MiniLM) + offline "
             "rewrite + Eq. 9 rerank, i.e. Table 5's w/o temporal retrieval"
         )
-    if cached_share(kg, str(model)) == 1.0:
+    if cached_share(kg, model) == 1.0:
         tks, index = timer4.time_store(kg, model), "full store"
     else:
         texts = [q.question for q in workspace.questions]

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from temporag import plots
 from temporag.methods.timer4 import candidate_triples, report
 from temporag.methods.timer4.runs import READER_TOP_K
 from temporag.methods.timer4.store import KnowledgeStore
+from temporag.notebook import plots
 from temporag.reported import PaperRef
 
 #: the numbers of facts n that Fig. 3 plots

@@ -8,7 +8,7 @@ stratified part of it."""
 
 from __future__ import annotations
 
-from temporag.params import KIT, Parameter, Parameters, Rule, Served, at_least, choice, unit
+from temporag.notebook.params import KIT, Parameter, Parameters, Rule, Served, at_least, choice, unit
 
 _RELEASED = Rule(
     lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),

@@ -11,8 +11,8 @@ import ast
 import json
 from pathlib import Path
 
-from temporag.evaluate import lenient_hit, strict_hit
-from temporag.readers import parse_ranked_answers
+from temporag.answer.evaluate import lenient_hit, strict_hit
+from temporag.answer.readers import parse_ranked_answers
 
 HEAD, DEC = "508cc02", "be4d382"
 PAPER_VS_CODE: tuple[dict, ...] = (

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from temporag import evaluate
+from temporag.answer import evaluate
+from temporag.answer.readers import build_reader_prompt
 from temporag.methods.timer4 import report
 from temporag.methods.timer4.negatives import NEGATIVE_KINDS
 from temporag.methods.timer4.store import DATE_WEIGHT, compose, date_text
-from temporag.readers import build_reader_prompt
 from temporag.sampling import stratified_sample
 
 #: answers the reader may list (Table 3 scores the first as Hits@1)

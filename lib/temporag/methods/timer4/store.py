@@ -24,7 +24,7 @@ import numpy as np
 
 from temporag.cache import adopt, cache_path, content_hash, discard, save_with_hash
 from temporag.data.tkg import CSRIndex, day_iso
-from temporag.embed import kg_triple_vectors
+from temporag.retrieval.embed import kg_triple_vectors
 
 DATE_WEIGHT = 0.5  # λ: the date segment's share of a fact vector (the paper leaves the fusion open)
 

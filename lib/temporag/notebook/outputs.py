@@ -31,7 +31,8 @@ from typing import Any
 
 from temporag.cache import content_hash, file_sha256
 from temporag.config import REPO_ROOT
-from temporag.params import ParameterError
+from temporag.methods.registry import output_name
+from temporag.notebook.params import ParameterError
 
 FIGURES_DIR = REPO_ROOT / "figures"
 RUNS_DIR = REPO_ROOT / "runs"
@@ -44,11 +45,6 @@ STAMP = "_run.json"  # the runner's stamp in a folder it published
 
 class OutputLocked(RuntimeError):
     """Another run is writing the same output folder."""
-
-
-def output_name(name: str) -> str:
-    """Folder name of a notebook's outputs: '00_tour' → 'tour'."""
-    return name.split("_", 1)[1] if name[:2].isdigit() and "_" in name else name
 
 
 def notebook_path(name: str, notebook_dir: Path | None = None) -> Path | None:

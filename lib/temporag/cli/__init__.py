@@ -30,8 +30,9 @@ INTERRUPTED = (
 
 
 def _cmd_reproduce(args) -> int:
-    from temporag import batch, runner  # lazy: keeps `temporag --help` fast
+    from temporag import batch  # lazy: keeps `temporag --help` fast
     from temporag.batch.grid import GridError, expand  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner
 
     notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
@@ -87,8 +88,8 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from temporag import runner  # lazy: keeps `temporag --help` fast
-    from temporag.params import declarations  # lazy: keeps `temporag --help` fast
+    from temporag.notebook.params import declarations  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     for name in runner.available_notebooks():
         declared = declarations(name)
@@ -99,7 +100,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_warm(args) -> int:
-    from temporag.warm import warm_multitq  # lazy: keeps `temporag --help` fast
+    from temporag.retrieval.warm import warm_multitq  # lazy: keeps `temporag --help` fast
 
     seconds = warm_multitq(profile=args.profile)
     print("warm: " + ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items()))
@@ -107,8 +108,8 @@ def _cmd_warm(args) -> int:
 
 
 def _cmd_index(args) -> int:
-    from temporag import runner  # lazy: keeps `temporag --help` fast
     from temporag.batch.index import build_index  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
     out = Path(args.out).resolve() if args.out else runs_dir / "index"
@@ -118,8 +119,8 @@ def _cmd_index(args) -> int:
 
 
 def _cmd_book(args) -> int:
-    from temporag import runner  # lazy: keeps `temporag --help` fast
     from temporag.batch.book import build_book, summary  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
     out = Path(args.out).resolve() if args.out else runs_dir / "book"
@@ -213,7 +214,7 @@ def _cmd_data(args) -> int:
 
 
 def _cmd_results(args) -> int:
-    from temporag.results_diff import compared_paths, diff  # lazy: keeps `temporag --help` fast
+    from temporag.run.results_diff import compared_paths, diff  # lazy: keeps `temporag --help` fast
 
     try:
         found = diff(
@@ -238,7 +239,7 @@ def _cmd_score(args) -> int:
     import pandas as pd
 
     from temporag.leaderboard import submission  # lazy: keeps `temporag --help` fast
-    from temporag.outputs import FIGURES_DIR  # lazy: keeps `temporag --help` fast
+    from temporag.notebook.outputs import FIGURES_DIR  # lazy: keeps `temporag --help` fast
 
     kit = None if args.no_kit else Path(args.leaderboard or FIGURES_DIR / "leaderboard" / "results.json")
     try:
@@ -261,8 +262,11 @@ def _cmd_score(args) -> int:
 def _cmd_costs(args) -> int:
     import pandas as pd
 
-    from temporag import costs, runner  # lazy: keeps `temporag --help` fast
     from temporag.config import DEFAULT_LLM_CONCURRENCY, get_settings  # lazy: keeps `temporag --help` fast
+    from temporag.run import (
+        costs,  # lazy: keeps `temporag --help` fast
+        runner,
+    )
 
     paths = [Path(p) for p in args.results] or costs.default_paths(runner.FIGURES_DIR)
     if not paths:
@@ -451,7 +455,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C): what the command had finished is kept", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

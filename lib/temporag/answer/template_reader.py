@@ -7,10 +7,10 @@ program over dated facts.  This module runs that program on any context, so ever
 offline accuracy that needs no model (and SAR's offline scripted policy answers with it):
 
 1. :func:`analyse` reads the template from the question's wording (the kit's cue lexicon,
-   :mod:`temporag.cues`) — the order word (first / last), the temporal constraint (before / after / in /
-   same day-month-year as) and what it points at (a date the question names or another entity's event),
+   :mod:`temporag.question.cues`) — the order word (first / last), the temporal constraint (before / after /
+   in / same day-month-year as) and what it points at (a date the question names or another entity's event),
    the answer type and granularity — and takes the entities and the relation from the kit's offline
-   parse (:class:`temporag.parsing.OfflineParser`).
+   parse (:class:`temporag.question.parsing.OfflineParser`).
 2. :meth:`TemplateReader.read` filters the context's facts to the main entity and relation (and the other
    entity a question names), resolves an entity anchor to the date of its event in the context, applies
    the constraint, orders by time for first / last / before / after, and returns the other entity of the
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from temporag import cues
-from temporag.cues import cue_pattern
+from temporag.question import cues
+from temporag.question.cues import cue_pattern
 from temporag.timeutil import TimeValue, extract_time_mentions, make_time
 
 #: MultiTQ's question templates (its ``qtype`` labels), in the kit's reading of the text.

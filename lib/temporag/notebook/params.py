@@ -9,8 +9,9 @@ violation is one line naming the parameter, the value given and the values allow
 * :data:`KIT` declares the vocabulary every notebook shares (``profile``, ``sample_size``,
   ``reader_sample`` …): the same name means the same thing, with the same rule, in every notebook.
 * Each notebook's package declares its :class:`Parameters` once (``PARAMETERS`` in
-  ``temporag/methods/<paper>/params.py``, ``temporag/leaderboard/params.py``, ``temporag/tour.py``),
-  reusing the kit's declarations where the name is the kit's and giving them its own profile defaults.
+  ``temporag/methods/<paper>/params.py``, ``temporag/leaderboard/params.py``,
+  ``temporag/methods/semantic/params.py``), reusing the kit's declarations where the name is the kit's and
+  giving them its own profile defaults.
 * The parameters cell of the notebook is that declaration written out (:meth:`Parameters.cell`), one
   typed ``name: type = value  # help`` line each, so ``papermill --help-notebook`` lists them all.
 """
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from temporag import registry
+from temporag.methods import registry
 
 PROFILE_NAMES = ("smoke", "paper")
 DOCUMENT_SETS = ("TimeQA", "TempReason", "ComplexTR")  # the document QA data sets, in reading order
@@ -307,13 +308,8 @@ def check_given(notebook: str, values: Mapping[str, Any], cell_names: Iterable[s
     check(**values)
 
 
-def _folder_name(notebook: str) -> str:
-    return notebook.split("_", 1)[1] if notebook[:2].isdigit() and "_" in notebook else notebook
-
-
 def declared_in(modules: Iterable[str], name: str = "PARAMETERS", kind: type = Parameters) -> Any:
-    """``name`` (an instance of ``kind``) of the first of ``modules`` that exists and declares it: how a
-    kit notebook's declarations (parameters, book entry) are found beside its code."""
+    """``name`` (an instance of ``kind``) of the first of ``modules`` that exists and declares it."""
     for module in modules:
         try:
             found = importlib.import_module(module)
@@ -326,26 +322,9 @@ def declared_in(modules: Iterable[str], name: str = "PARAMETERS", kind: type = P
     return None
 
 
-def _registered_package(notebook: str) -> str | None:
-    """The package of the registered method whose notebook (or name) this is, None if none is."""
-    for entry in registry.entries():
-        if notebook in (entry.notebook_name, entry.name):
-            return registry.package(entry.name)
-    return None
-
-
 def declarations(notebook: str) -> Parameters | None:
-    """The :class:`Parameters` a notebook's package declares ('00_tour' and 'tour' → the tour's), or None
-    for a notebook nobody declares (e.g. a test's own).
-
-    The kit's notebooks are looked up where the kit keeps them (``temporag.methods.<name>.params``,
-    ``temporag.<name>.params``, ``temporag.<name>``) without loading every method; any other notebook
-    through the method registry: ``PARAMETERS`` in ``<package>.params`` or ``<package>``, the package a
-    registered method (e.g. one installed by an entry point) was found in."""
-    name = _folder_name(notebook)
-    kit = (f"temporag.methods.{name}.params", f"temporag.{name}.params", f"temporag.{name}")
-    declared = declared_in(kit)
-    if declared is not None:
-        return declared
-    package = _registered_package(notebook) or _registered_package(name)
-    return declared_in((f"{package}.params", package)) if package else None
+    """The :class:`Parameters` a registered notebook's package declares ('00_tour' and 'tour' → the tour's),
+    or None for a notebook nobody declares (e.g. a test's own): ``PARAMETERS`` in ``<package>.params`` or
+    ``<package>``, the package its entry was found in (the kit's, or one installed by an entry point)."""
+    found = registry.find(notebook)
+    return declared_in((f"{found[1]}.params", found[1])) if found else None

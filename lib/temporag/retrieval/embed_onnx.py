@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 
 from temporag.cache import building, cache_path, content_hash, discard, file_sha256, has_hash, save_with_hash
+from temporag.config import EMBED_BACKENDS
 from temporag.progress import tqdm
 
 log = logging.getLogger(__name__)
-BACKENDS = ("torch", "onnx", "onnx-int8")
+BACKENDS = EMBED_BACKENDS  # the settings' vocabulary (config), one list
 SMOKE_CPU_DEFAULT = "onnx-int8"  # what TEMPORAG_EMBED_BACKEND=auto runs for a smoke run on a CPU
 EXPORT_VERSION = 1  # bump when the export recipe changes (opset, graph outputs, quantisation options)
 OPSET = 17

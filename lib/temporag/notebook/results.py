@@ -3,7 +3,8 @@
 The output folder is ``figures/<paper>/`` for the committed paper-profile run on the shared questions
 and ``runs/<profile>[-<question set>]/<paper>/`` otherwise, both published by the runner; a notebook run
 outside the runner (JupyterLab, plain papermill) writes to ``runs/interactive/<paper>/`` (see
-:mod:`temporag.outputs`); one run at a time writes a folder (it is locked while a ``Results`` holds it).
+:mod:`temporag.notebook.outputs`); one run at a time writes a folder (it is locked while a ``Results`` holds
+it).
 
 ``results.json`` holds every number the notebook shows, the resolved parameters, the reader model,
 library version and data checksums, the per-question predictions and evidence ids, so any figure can
@@ -24,13 +25,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from temporag import __version__, outputs
+from temporag import __version__
 from temporag.cache import atomic_write, file_sha256
 from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
 from temporag.data.paths import mismatches
-from temporag.embed_onnx import check_backend
 from temporag.llm import call_stats
+from temporag.notebook import outputs
 from temporag.reported import PaperRef
+from temporag.retrieval.embed_onnx import check_backend
 
 _SHA_CACHE: dict[tuple[str, float, int], str] = {}
 
@@ -73,6 +75,18 @@ def repo_relative(folder: str | Path, root: Path | None = None) -> str:
         return absolute
     up = Path(relative).parts.count("..")
     return Path(relative).as_posix() if up <= MAX_LEVELS_UP else absolute
+
+
+def kit_modules() -> list[str]:
+    """The kit's source files this process has imported, relative to the package (``methods/sar/agent.py``):
+    the code a run actually ran, so that editing one paper's package leaves the other papers' runs current."""
+    package = Path(__file__).resolve().parents[1]
+    found = set()
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and file.endswith(".py") and Path(file).resolve().is_relative_to(package):
+            found.add(Path(file).resolve().relative_to(package).as_posix())
+    return sorted(found)
 
 
 def _jsonable(value: Any) -> Any:
@@ -161,7 +175,7 @@ def _close(fig) -> None:
 
 class Results:
     """Collects one notebook run's outputs in its output folder (``out_dir``, else
-    :func:`temporag.outputs.interactive_output_dir`: the runner always passes its staging folder)."""
+    :func:`temporag.notebook.outputs.interactive_output_dir`: the runner always passes its staging folder)."""
 
     def __init__(
         self,
@@ -231,12 +245,11 @@ class Results:
             **{k: now[k] - self._llm_before[k] for k in ("prompt_tokens", "completion_tokens")},
             "model_seconds": round(now["model_seconds"] - self._llm_before["model_seconds"], 3),
         }
-        if "unparsed" in now:  # replies that could not be parsed (counted by the client that has it)
-            self.data["llm_calls"]["unparsed"] = now["unparsed"] - self._llm_before.get("unparsed", 0)
         mismatched = mismatches()
         if mismatched:  # the runner names them in its summary line: they reach the console
             self.data["data_mismatches"] = mismatched
         self.data["elapsed_s"] = round(time.perf_counter() - self._t0, 1)
+        self.data["kit_modules"] = kit_modules()  # what the run's fingerprint hashes (the runner reads it)
         return write_results_json(self.dir / "results.json", self.data)
 
     def metric(self, key: str, value: Any, **context: Any) -> Any:

@@ -1,10 +1,11 @@
 """The KG workspace: what every method on one temporal KG shares, built lazily and once.
 
-One encoder and the vectors it gives (entity and relation names, the KG's distinct triple texts through the
-kit's semantic retriever), the offline question parser (:mod:`temporag.parsing`) and the template reader
-(:mod:`temporag.template_reader`) with each question's template memoised.  SAR's agent, the leaderboard's
-rows and its LLM-free scoring all read from one workspace, so every method sees the same vectors and the
-same parse of a question.
+It lives in the methods layer because the semantic baseline's retriever is one of the things it shares
+(other methods rank with its vectors). One encoder and the vectors it gives (entity and relation names, the
+KG's distinct triple texts through the kit's semantic retriever), the offline question parser
+(:mod:`temporag.question.parsing`) and the template reader (:mod:`temporag.answer.template_reader`) with
+each question's template memoised. SAR's agent, the leaderboard's rows and its LLM-free scoring all read
+from one workspace, so every method sees the same vectors and the same parse of a question.
 """
 
 from __future__ import annotations
@@ -14,18 +15,28 @@ from functools import cached_property
 
 import numpy as np
 
-from temporag.embed import Encoder, kg_name_vectors
+from temporag.answer.template_reader import TemplateQuestion, TemplateReader, analyse_many
 from temporag.linking import name_key
 from temporag.methods.semantic import SemanticRetriever
-from temporag.parsing import OfflineParser
-from temporag.template_reader import TemplateQuestion, TemplateReader, analyse_many
+from temporag.question.parsing import OfflineParser
+from temporag.retrieval.embed import Encoder, kg_name_vectors
 
 
 class KGWorkspace:
-    """Encoder, name vectors, semantic retriever, offline parser and template reader of one KG."""
+    """Encoder, name vectors, semantic retriever, offline parser and template reader of one KG, and the run
+    they serve (its questions, profile and seed: what a leaderboard row is built for)."""
 
-    def __init__(self, kg, encoder: Encoder | None = None) -> None:
+    def __init__(
+        self,
+        kg,
+        encoder: Encoder | None = None,
+        *,
+        questions: Sequence = (),
+        profile: str = "smoke",
+        seed: int = 0,
+    ) -> None:
         self.kg = kg
+        self.questions, self.profile, self.seed = questions, profile, seed
         self._encoder = encoder
         self._text_vectors: dict[str, np.ndarray] = {}
         self._templates: dict[str, TemplateQuestion] = {}
@@ -67,9 +78,9 @@ class KGWorkspace:
         return TemplateReader(self.kg)
 
     def templates(self, questions: Sequence[str]) -> list[TemplateQuestion]:
-        """The template of each question (:func:`temporag.template_reader.analyse` of the offline parse),
-        parsed in one batch and memoised: SAR's offline policy and rule verifier and the LLM-free scoring of
-        every method's context share them."""
+        """The template of each question (:func:`temporag.answer.template_reader.analyse` of the offline
+        parse), parsed in one batch and memoised: SAR's offline policy and rule verifier and the LLM-free
+        scoring of every method's context share them."""
         todo = [q for q in dict.fromkeys(questions) if q not in self._templates]
         if todo:
             self._templates.update(zip(todo, analyse_many(todo, self.parser.parse_many(todo))))

@@ -1,5 +1,5 @@
 """What every notebook does right after its ``parameters`` cell: collect and resolve its declared
-parameters (:mod:`temporag.params`), the settings, the question set, the seeded generator and the
+parameters (:mod:`temporag.notebook.params`), the settings, the question set, the seeded generator and the
 results folder — in one call, so the notebook itself reads like the paper."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from temporag.config import Settings, get_settings
-from temporag.embed import run_backend
 from temporag.llm import LLM, LLMError, find_embedded_gguf
-from temporag.params import KIT, Parameters, declarations
-from temporag.results import Results
+from temporag.notebook.params import KIT, Parameters, declarations
+from temporag.notebook.results import Results
+from temporag.retrieval.embed import run_backend
 from temporag.sampling import stratified_sample
 
 
@@ -61,7 +61,7 @@ def start(
     declared: Parameters | None = None,
 ) -> Run:
     """Resolve a notebook run from its parameters cell: ``namespace`` is the notebook's ``globals()``
-    (or a dict of parameters); the declared parameters (:func:`temporag.params.declarations`, or
+    (or a dict of parameters); the declared parameters (:func:`temporag.notebook.params.declarations`, or
     ``declared``) are read from it, checked, and where None given the notebook's profile default.
 
     Every default is resolved here and recorded in ``results.json`` (never ``null`` for a value the run

@@ -5,8 +5,8 @@ are cached in chunks keyed by (model, backend, chunk texts): a killed build resu
 and any method that embeds the same texts reuses them.
 
 The backend (``TEMPORAG_EMBED_BACKEND``) says how the same weights run: ``torch`` is the fp32 reference,
-``onnx`` / ``onnx-int8`` run a locally exported graph with ONNX Runtime (``temporag.embed_onnx``); the
-default, ``auto``, is onnx-int8 for smoke runs on a CPU and torch otherwise (``run_backend``).  The
+``onnx`` / ``onnx-int8`` run a locally exported graph with ONNX Runtime (``temporag.retrieval.embed_onnx``);
+the default, ``auto``, is onnx-int8 for smoke runs on a CPU and torch otherwise (``run_backend``).  The
 torch path keeps the key it always had (model, texts), so caches built before backends existed stay
 valid; every other backend adds its name to the key, so vectors of two backends never mix.
 """
@@ -23,8 +23,8 @@ import numpy as np
 
 from temporag.cache import building, cache_path, content_hash, load_npy, save_npy
 from temporag.config import Settings, embedder_path, get_settings, torch_device
-from temporag.embed_onnx import OnnxSentenceEncoder, check_backend
 from temporag.progress import tqdm
+from temporag.retrieval.embed_onnx import OnnxSentenceEncoder, check_backend
 
 log = logging.getLogger(__name__)
 CHUNK = 8192
@@ -118,6 +118,18 @@ class Encoder:
         )
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
+    def _chunk_path(self, chunk: Sequence[str]) -> Path:
+        """Where one chunk's vectors are cached: keyed by :attr:`cache_id` here and nowhere else."""
+        key = content_hash(self.cache_id, list(chunk))
+        return cache_path("embeddings", key, ".npy", self.settings.cache_dir)
+
+    def cached_share(self, texts: Sequence[str]) -> float:
+        """Share of the chunks of ``texts`` the cache holds for this encoder (1.0: ``encode_cached`` embeds
+        nothing) — a look at the cache that neither loads a model nor embeds."""
+        texts = list(texts)
+        held = [self._chunk_path(texts[s : s + CHUNK]).exists() for s in range(0, len(texts), CHUNK)]
+        return float(np.mean(held)) if held else 0.0
+
     def encode_cached(self, texts: Sequence[str], desc: str = "embedding") -> np.ndarray:
         """Embed texts through the chunked disk cache (resumable, atomic)."""
         texts = list(texts)
@@ -126,9 +138,7 @@ class Encoder:
         todo = []
         for start in range(0, len(texts), CHUNK):
             chunk = texts[start : start + CHUNK]
-            path = cache_path(
-                "embeddings", content_hash(self.cache_id, chunk), ".npy", self.settings.cache_dir
-            )
+            path = self._chunk_path(chunk)
             cached = load_npy(path, check=partial(vector_problem, n=len(chunk), dim=dim))
             if cached is not None:
                 out[start : start + len(chunk)] = cached

@@ -3,21 +3,22 @@
 Each method package declares one :class:`MethodEntry` named ``ENTRY`` in its ``entry`` module: its name,
 its notebook, its place in the reading order, the rows it puts on the MultiTQ leaderboard (one
 :class:`Contender` each: the row's label, how to build the method from the leaderboard's shared
-:class:`~temporag.leaderboard.roster.Workspace`, and the ``k`` of its native context), what the book
-shows for it (:class:`~temporag.book_entry.BookEntry`) and its reading of the released code, if any.
+:class:`~temporag.methods.workspace.KGWorkspace`, and the ``k`` of its native context), what the book
+shows for it (:class:`~temporag.methods.book_entry.BookEntry`) and its reading of the released code, if any.
 The runner's notebook order, the leaderboard's roster and paper-vs-code table, the book and the contract
 test read this registry, so a new method is a new package, not an edit to the kit's lists.
 
 Entries are found in two places:
 
-* every package under ``temporag.methods`` that has an ``entry`` module (the kit's own methods);
+* every package under ``temporag.methods`` that has an ``entry`` module (the kit's own methods), and the
+  kit's notebooks that compare methods rather than being one (:data:`KIT_NOTEBOOKS`: the leaderboard);
 * every Python entry point in the group ``temporag.methods`` (a package outside the kit, e.g.
   ``examples/bm25_baseline``): the entry point names a module that defines ``ENTRY``, or the
   :class:`MethodEntry` itself.
 
 The package an entry was found in (:func:`package`) is where the rest of the method's declarations live:
 its notebook's parameters are ``PARAMETERS`` in ``<package>.params`` or in the package itself
-(:func:`temporag.params.declarations`).
+(:func:`temporag.notebook.params.declarations`).
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from pathlib import Path
 from typing import Any
 
 import temporag.methods as methods
-from temporag.book_entry import BookEntry
+from temporag.methods.book_entry import BookEntry
 
 ENTRY_POINT_GROUP = "temporag.methods"
+KIT_NOTEBOOKS = ("temporag.leaderboard",)  # kit packages with an ``entry`` module that are no method
 
 
 class RegistryError(RuntimeError):
@@ -80,12 +82,14 @@ class MethodEntry:
 
 
 def _kit_entries() -> list[tuple[MethodEntry, str]]:
-    """(entry, its package) of every kit method package with an ``entry`` module."""
+    """(entry, its package) of every kit method package with an ``entry`` module, then the kit notebooks."""
     found = []
     for info in pkgutil.iter_modules(methods.__path__):
         package = f"{methods.__name__}.{info.name}"
         if info.ispkg and importlib.util.find_spec(f"{package}.entry") is not None:
             found.append((importlib.import_module(f"{package}.entry").ENTRY, package))
+    for package in KIT_NOTEBOOKS:
+        found.append((importlib.import_module(f"{package}.entry").ENTRY, package))
     return found
 
 
@@ -157,4 +161,19 @@ def notebook_file(name: str) -> Path | None:
     for entry in entries():
         if entry.notebook_name == name and entry.notebook_path is not None:
             return entry.notebook_path
+    return None
+
+
+def output_name(notebook: str) -> str:
+    """The folder a notebook's outputs go to: '00_tour' → 'tour' (a leading reading-order number dropped)."""
+    return notebook.split("_", 1)[1] if notebook[:2].isdigit() and "_" in notebook else notebook
+
+
+def find(notebook: str) -> tuple[MethodEntry, str] | None:
+    """The entry and package of the registered notebook called ``notebook`` (its file name, its output
+    folder or its method's name: '00_tour', 'tour' and 'semantic' are one), None if none is."""
+    for entry in entries():
+        own = (entry.notebook_name, output_name(entry.notebook_name)) if entry.notebook else ()
+        if notebook == entry.name or notebook in own:
+            return entry, _found()[entry.name][1]
     return None

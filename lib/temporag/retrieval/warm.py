@@ -12,7 +12,7 @@ import time
 
 from temporag.config import get_settings
 from temporag.data import multitq
-from temporag.embed import Encoder, kg_name_vectors, kg_triple_vectors, run_backend
+from temporag.retrieval.embed import Encoder, kg_name_vectors, kg_triple_vectors, run_backend
 
 
 def warm_multitq(progress: bool = True, profile: str = "smoke") -> dict[str, float]:

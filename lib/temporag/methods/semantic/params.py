@@ -3,8 +3,8 @@ and the reader's context size) and what the book shows for it."""
 
 from __future__ import annotations
 
-from temporag.book_entry import BookEntry, Headline, Number, template_hits
-from temporag.params import KIT, Parameter, Parameters, at_least
+from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.notebook.params import KIT, Parameter, Parameters, at_least
 
 PARAMETERS = Parameters(
     KIT["profile"],

@@ -10,9 +10,9 @@ A notebook is current when its published folder holds its executed copy, results
 whose fingerprint of the inputs (notebook source, parameters, library source, data files, settings) is
 unchanged and whose list of files (sha256 of each) still matches the folder — a folder another run or a
 hand changed after publishing is run again; ``force`` re-runs.  Output folders: see
-:mod:`temporag.outputs` (the committed paper run in ``figures/<paper>/``, every other run under
+:mod:`temporag.notebook.outputs` (the committed paper run in ``figures/<paper>/``, every other run under
 ``runs/``, or ``-p output_dir=...``); one run writes a folder at a time.  The executed notebook a run
-leaves names no folder of the machine it ran on (:mod:`temporag.executed`).
+leaves names no folder of the machine it ran on (:mod:`temporag.run.executed`).
 """
 
 from __future__ import annotations
@@ -29,27 +29,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag import __version__, outputs, registry
+from temporag import __version__
 from temporag.cache import content_hash, file_sha256, save_json
-from temporag.cell_progress import engine_name
 from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
-from temporag.executed import finish_notebook
-from temporag.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
-from temporag.params import ParameterError, check_given
-from temporag.progress import watch
+from temporag.methods import registry
+from temporag.notebook import outputs
+from temporag.notebook.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
+from temporag.notebook.params import ParameterError, check_given
+from temporag.run.executed import finish_notebook
+from temporag.run.progress import engine_name, watch
 
 log = logging.getLogger(__name__)
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 FIGURES_DIR = outputs.FIGURES_DIR
 RUNS_DIR = outputs.RUNS_DIR
-#: kit notebooks that are no method's: the leaderboard reads every method's committed run, so it runs last
-LAST = ("leaderboard",)
 
 
 def reading_order() -> list[str]:
-    """Every registered method's notebook in its declared order (:mod:`temporag.registry`), then
-    :data:`LAST`."""
-    return [*registry.notebooks(), *LAST]
+    """Every registered notebook in its declared order (:mod:`temporag.methods.registry`; the leaderboard,
+    which reads every paper's committed run, declares itself last)."""
+    return registry.notebooks()
 
 
 def notebook_path(name: str, notebook_dir: Path | None = None) -> Path:
@@ -95,9 +94,25 @@ def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
     return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
 
 
-def _library_fingerprint() -> str:
-    lib = REPO_ROOT / "lib" / "temporag"
-    return content_hash(__version__, *[file_sha256(p) for p in sorted(lib.rglob("*.py"))])
+KIT = Path(__file__).resolve().parents[1]  # the temporag package
+
+
+def _library_fingerprint(modules: list[str] | None = None) -> str:
+    """The kit code a run depends on: the modules it imported (``kit_modules`` of its results.json, paths
+    relative to the package), or every module of the kit when that is not known yet (a first run, an
+    older stamp).  A module that is gone hashes as missing, so removing one makes the run stale too."""
+    files = sorted(KIT.rglob("*.py")) if modules is None else [KIT / m for m in sorted(modules)]
+    digests = [(p.relative_to(KIT).as_posix(), file_sha256(p) if p.exists() else None) for p in files]
+    return content_hash(__version__, digests if modules is not None else [d for _, d in digests])
+
+
+def run_modules(results_file: Path) -> list[str] | None:
+    """The kit modules a finished run imported, as its results.json records them (None: not recorded)."""
+    try:
+        modules = json.loads(Path(results_file).read_text()).get("kit_modules")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return modules if isinstance(modules, list) and all(isinstance(m, str) for m in modules) else None
 
 
 def _data_fingerprint() -> str:
@@ -111,11 +126,13 @@ def _data_fingerprint() -> str:
 _NOT_RESULTS = ("llm_concurrency", "llm_retry_budget")  # settings that change a run's time, never its results
 
 
-def fingerprint(notebook: Path, parameters: dict) -> str:
+def fingerprint(notebook: Path, parameters: dict, modules: list[str] | None = None) -> str:
+    """What decides "current": the notebook, its parameters, the kit code it ran (``modules``; the whole
+    kit when unknown), the data files and the settings that change results."""
     return content_hash(
         file_sha256(notebook),
         parameters,
-        _library_fingerprint(),
+        _library_fingerprint(modules),
         _data_fingerprint(),
         # how many LLM requests were in flight changes how long a run takes, never what it computes
         {k: v for k, v in get_settings().to_dict().items() if k not in _NOT_RESULTS},
@@ -166,14 +183,16 @@ def changed_since_stamp(out_dir: Path) -> list[str]:
     return sorted(k for k in set(recorded) | set(now) if recorded.get(k) != now.get(k))
 
 
-def _is_current(out_dir: Path, executed_name: str, stamp: str) -> bool:
+def _is_current(out_dir: Path, executed_name: str, source: Path, params: dict) -> bool:
     stamp_file = out_dir / outputs.STAMP
     if not all(p.exists() for p in (out_dir / executed_name, out_dir / "results.json", stamp_file)):
         return False
     try:
-        if json.loads(stamp_file.read_text()).get("fingerprint") != stamp:
+        recorded = json.loads(stamp_file.read_text())
+        modules = recorded.get("modules")
+        if recorded.get("fingerprint") != fingerprint(source, params, modules):
             return False
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         return False
     changed = changed_since_stamp(out_dir)
     if changed:
@@ -305,7 +324,7 @@ def current_run(
     except (ParameterError, OSError, ValueError):
         return None
     executed = f"{name}.ipynb"
-    if _is_current(out_dir, executed, fingerprint(source, {**parameters, "output_dir": str(out_dir)})):
+    if _is_current(out_dir, executed, source, {**parameters, "output_dir": str(out_dir)}):
         return RunOutcome(name, "skipped", 0.0, out_dir / executed, output_dir=out_dir)
     return None
 
@@ -327,7 +346,7 @@ def _run_locked(
     executed_name = f"{name}.ipynb"
     params = {**parameters, "output_dir": str(out_dir)}
     stamp = fingerprint(source, params)
-    if not force and _is_current(out_dir, executed_name, stamp):
+    if not force and _is_current(out_dir, executed_name, source, params):
         return RunOutcome(name, "skipped", 0.0, out_dir / executed_name, output_dir=out_dir)
     staging = outputs.staging_dir(out_dir)
     staging.mkdir(parents=True)
@@ -393,9 +412,10 @@ def _run_locked(
             kept=kept,
             counts=counts,
         )
-    save_json(
-        staging / outputs.STAMP, {**_stamp("ok", stamp, params, seconds, note), "files": manifest(staging)}
-    )
+    modules = run_modules(staging / "results.json")  # the kit code this run ran: its fingerprint's part
+    stamp = fingerprint(source, params, modules)
+    recorded = {**_stamp("ok", stamp, params, seconds, note), "modules": modules, "files": manifest(staging)}
+    save_json(staging / outputs.STAMP, recorded)
     outputs.publish(staging, out_dir)
     if note:
         log.warning("%s: %s", name, note)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from temporag.embed import Encoder, kg_name_vectors
 from temporag.linking import EntityLinker, RelationGrounder, main_entity_index, predicate_text, top_relations
 from temporag.linking import relation_paraphrases as paraphrases_of
+from temporag.retrieval.embed import Encoder, kg_name_vectors
 
 
 @dataclass(frozen=True)

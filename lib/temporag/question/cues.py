@@ -1,9 +1,10 @@
 """The kit's question-cue lexicon: the words that say where in time a question's answer lies.
 
 Every LLM-free reading of a question's wording — the template reader's classifier
-(:mod:`temporag.template_reader`) and TECQA's question-guided chain (:mod:`temporag.methods.tecqa.guided`)
-— reads its ordinal (first / last), its direction (before / after) and a "same year / month / day as"
-clause from these lists.  A cue is a word or a short phrase; matching ignores case.
+(:mod:`temporag.answer.template_reader`) and TECQA's question-guided chain
+(:mod:`temporag.methods.tecqa.guided`) — reads its ordinal (first / last), its direction (before / after) and
+a "same year / month / day as" clause from these lists.  A cue is a word or a short phrase; matching ignores
+case.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """What the reading-group book shows for one notebook, declared beside the notebook's own code.
 
 A method package declares its :class:`BookEntry` as ``book=`` of its registry entry
-(:class:`~temporag.registry.MethodEntry`); a kit notebook that is no method's declares ``BOOK`` beside its
-parameters (the tour in :mod:`temporag.tour`, the leaderboard in :mod:`temporag.leaderboard.params`).
-The book (:mod:`temporag.batch.book`) finds them in the reading order, so a new paper's first-page row
-is part of its package, and a notebook that declares none simply has no row.
+(:class:`~temporag.methods.registry.MethodEntry`); a kit notebook that is no method's declares ``BOOK``
+beside its parameters (the tour in :mod:`temporag.methods.semantic.params`, the leaderboard in
+:mod:`temporag.leaderboard.params`). The book (:mod:`temporag.batch.book`) finds them in the reading order,
+so a new paper's first-page row is part of its package, and a notebook that declares none simply has no row.
 
 Which number is "the comparable one" is chosen by reading the paper's committed ``results.json`` and
 declared once, not guessed from key names: the LLM-free numbers (retrieval recall, the template reader's

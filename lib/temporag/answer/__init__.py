@@ -1,0 +1,1 @@
+"""Answering and scoring: readers, the template reader, and every metric once."""

@@ -1,0 +1,1 @@
+"""Reading a question without an LLM: the offline parser and the one cue lexicon."""
