@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from temporag import cli
-from temporag.data import fetch, multitq, registry, tempreason
+from temporag.data import catalog, fetch, multitq, tempreason
 from temporag.data.errors import DataFormatError
 from temporag.data.paths import DataIntegrityWarning
 
@@ -82,7 +82,7 @@ def test_kg_cut_at_a_line_end_warns_and_strict_fails(shared_data, tmp_path, tmp_
     with caplog.at_level(logging.WARNING), pytest.warns(DataIntegrityWarning, match="full.txt") as warned:
         kg = multitq.load_kg(tmp_path / "data")
     assert len(kg) == 5000 and kg.splits == {}
-    assert f"the pinned release has {registry.entry('multitq/kg/full.txt').size:,}" in str(warned[0].message)
+    assert f"the pinned release has {catalog.entry('multitq/kg/full.txt').size:,}" in str(warned[0].message)
     assert "splits are not defined" in caplog.text
     monkeypatch.setenv("TEMPORAG_DATA_STRICT", "1")
     (kg_dir / "full.txt").write_bytes(head[:-1] + b"\n")  # a new file (new mtime): checked again
@@ -102,7 +102,7 @@ def test_data_check_says_how_to_get_a_file_and_shows_both_hashes(shared_data, tm
     target.write_bytes(gzip.compress(bytes(data)))
     assert cli.main(["data", "check", "tempreason", "--data-dir", str(tmp_path / "data")]) == 1
     out = capsys.readouterr().out
-    entry = registry.entry("tempreason/test_l2.shared_half.jsonl")
+    entry = catalog.entry("tempreason/test_l2.shared_half.jsonl")
     assert f"expected sha256 {entry.raw_sha256}" in out
     assert "actual   sha256 " in out and "get it: temporag data fetch tempreason --from DIR" in out
     assert cli.main(["data", "check", "multitq", "--data-dir", str(tmp_path / "empty")]) == 1

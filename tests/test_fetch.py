@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from temporag.data import fetch, registry
+from temporag.data import catalog, fetch
 from temporag.data.errors import MissingDataError
 
 
@@ -23,9 +23,9 @@ def shared(shared_data) -> Path:
 
 def test_registry_lists_every_staged_file(shared):
     staged = {str(p.relative_to(shared))[:-3] for p in shared.rglob("*.gz")}
-    known = {f.path for f in registry.FILES if f.sha256}
+    known = {f.path for f in catalog.FILES if f.sha256}
     assert staged == known
-    assert registry.entry("multitq/kg/full.txt.gz").raw_sha256 == registry.MULTITQ_FULL_SHA256
+    assert catalog.entry("multitq/kg/full.txt.gz").raw_sha256 == catalog.MULTITQ_FULL_SHA256
     # the paths the MultiTQ loader reads are registered and required
     for path in (
         "multitq/kg/full.txt",
@@ -34,9 +34,9 @@ def test_registry_lists_every_staged_file(shared):
         "multitq/kg/ts2id.json",
         "multitq/questions/test_sample_shared.json",
     ):
-        assert registry.entry(path).required
+        assert catalog.entry(path).required
     with pytest.raises(KeyError, match="known: multitq"):
-        registry.files("nope")
+        catalog.files("nope")
 
 
 def test_check_passes_on_shared_data(shared):
@@ -44,7 +44,7 @@ def test_check_passes_on_shared_data(shared):
     assert all(r.ok for r in results), [r for r in results if not r.ok]
     by_path = {r.path: r for r in results}
     full = by_path["multitq/kg/full.txt"]
-    assert full.status == "ok" and full.actual == registry.MULTITQ_FULL_SHA256  # verified on the content
+    assert full.status == "ok" and full.actual == catalog.MULTITQ_FULL_SHA256  # verified on the content
     assert by_path["cronquestions/kg/full.txt"].status == "missing"  # known, not staged, optional
     assert sum(r.status == "ok" for r in results) == len(list(shared.rglob("*.gz")))
 
@@ -107,7 +107,7 @@ def test_full_txt_is_checked_on_content(shared, tmp_path):
     target.parent.mkdir(parents=True)
     target.write_bytes(content.replace(b"\r\n", b"\n"))
     result = {r.path: r for r in fetch.check("multitq", tmp_path)}["multitq/kg/full.txt"]
-    assert result.status == "mismatch" and result.expected == registry.MULTITQ_FULL_SHA256
+    assert result.status == "mismatch" and result.expected == catalog.MULTITQ_FULL_SHA256
     assert result.message == "content has the wrong sha256"
     target.unlink()  # the same content gzipped: a readable .gz whose content is still not the staged file
     target.with_name("full.txt.gz").write_bytes(gzip.compress(content.replace(b"\r\n", b"\n")))
@@ -149,9 +149,9 @@ def test_offline_download_fails_clearly(monkeypatch, tmp_path):
 
 
 def test_download_verifies_and_transforms(shared, monkeypatch, tmp_path):
-    demo = registry.entry("dyg-rag/demo_Corpus.json")
-    full = registry.entry("multitq/kg/full.txt")
-    easy = registry.entry("timeqa/human_train.easy.jsonl")
+    demo = catalog.entry("dyg-rag/demo_Corpus.json")
+    full = catalog.entry("multitq/kg/full.txt")
+    easy = catalog.entry("timeqa/human_train.easy.jsonl")
     full_lf = gzip.decompress((shared / "multitq" / "kg" / "full.txt.gz").read_bytes()).replace(
         b"\r\n", b"\n"
     )
@@ -167,7 +167,7 @@ def test_download_verifies_and_transforms(shared, monkeypatch, tmp_path):
         },
     )
     for entry in (demo, full, easy):
-        monkeypatch.setattr(registry, "FILES", (entry,))
+        monkeypatch.setattr(catalog, "FILES", (entry,))
         (result,) = fetch.fetch(entry.dataset, tmp_path)
         assert result.status == "ok", result
     assert (tmp_path / "multitq" / "kg" / "full.txt").read_bytes().count(b"\r\n") == 461_329
@@ -178,7 +178,7 @@ def test_download_verifies_and_transforms(shared, monkeypatch, tmp_path):
 
 
 def test_download_with_wrong_content_leaves_nothing(monkeypatch, tmp_path):
-    demo = registry.entry("dyg-rag/demo_Corpus.json")
+    demo = catalog.entry("dyg-rag/demo_Corpus.json")
     _serve(monkeypatch, {demo.url: b"[]"})
     with pytest.raises(fetch.ChecksumError, match="demo_Corpus.json"):
         fetch.fetch("dyg-rag", tmp_path)
@@ -186,8 +186,8 @@ def test_download_with_wrong_content_leaves_nothing(monkeypatch, tmp_path):
 
 
 def test_derived_files_cannot_be_downloaded(shared, monkeypatch, tmp_path):
-    corpus = registry.entry("complextr/dyg_rag/Corpus.json")
-    stats = registry.entry("complextr/dyg_rag/statistics.json")
+    corpus = catalog.entry("complextr/dyg_rag/Corpus.json")
+    stats = catalog.entry("complextr/dyg_rag/statistics.json")
     _serve(
         monkeypatch,
         {

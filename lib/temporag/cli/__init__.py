@@ -183,8 +183,8 @@ def _batch_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _print_checks(results) -> int:
+    from temporag.data import catalog  # lazy: keeps `temporag --help` fast
     from temporag.data import fetch as fetch_mod  # lazy: keeps `temporag --help` fast
-    from temporag.data import registry  # lazy: keeps `temporag --help` fast
 
     bad = 0
     for r in results:
@@ -194,7 +194,7 @@ def _print_checks(results) -> int:
         if r.status == "mismatch":
             print(f"      expected sha256 {r.expected}\n      actual   sha256 {r.actual}")
         if r.status == "mismatch" or (r.status == "missing" and r.required):
-            print(f"      get it: {fetch_mod.how_to_get(registry.entry(r.path))}")
+            print(f"      get it: {fetch_mod.how_to_get(catalog.entry(r.path))}")
         bad += not r.ok
     print(f"{len(results) - bad} of {len(results)} files fine" + (f", {bad} need attention" if bad else ""))
     return 1 if bad else 0

@@ -1,4 +1,4 @@
-"""Checking, mirroring and downloading the data files listed in ``registry``.
+"""Checking, mirroring and downloading the data files listed in ``catalog``.
 
 ``check`` says for every known file whether it is present and has the expected content.
 ``fetch`` fills a data folder either from a local staged folder (offline: symlinks by default, or
@@ -24,9 +24,9 @@ from tqdm.auto import tqdm
 
 from temporag.cache import atomic_write
 from temporag.config import get_settings
-from temporag.data import registry
+from temporag.data import catalog
+from temporag.data.catalog import DataFile
 from temporag.data.errors import MissingDataError
-from temporag.data.registry import DataFile
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ _CHUNK = 1 << 20
 
 
 class ChecksumError(ValueError):
-    """A file's content is not what the registry says: corrupt, truncated or a different release."""
+    """A file's content is not what the catalog says: corrupt, truncated or a different release."""
 
 
 class FetchError(RuntimeError):
@@ -117,7 +117,7 @@ def locate(entry: DataFile, root: Path) -> Path | None:
 
 
 def verify(entry: DataFile, path: Path, progress: bool = True) -> CheckResult:
-    """Check one present file against the registry (fast .gz hash first, content hash if needed)."""
+    """Check one present file against the catalog (fast .gz hash first, content hash if needed)."""
     base = dict(dataset=entry.dataset, path=entry.path, required=entry.required, found=path)
     if entry.sha256 is None and entry.raw_sha256 is None:
         return CheckResult(status="unverified", message="no checksum known for this file", **base)
@@ -140,7 +140,7 @@ def verify(entry: DataFile, path: Path, progress: bool = True) -> CheckResult:
 
 
 def _against(expected: str | None, actual: str, wrong: str, base: dict) -> CheckResult:
-    """ok when the content hash is the registry's, else a mismatch saying what was hashed (``wrong``)."""
+    """ok when the content hash is the catalog's, else a mismatch saying what was hashed (``wrong``)."""
     if actual == expected:
         return CheckResult(status="ok", expected=expected, actual=actual, **base)
     return CheckResult(status="mismatch", expected=expected, actual=actual, message=wrong, **base)
@@ -150,7 +150,7 @@ def check(dataset: str | None = None, data_dir: str | Path | None = None) -> lis
     """Presence and checksum of every known file of ``dataset`` (all when None) under the data folder."""
     root = Path(data_dir) if data_dir is not None else get_settings().data_dir
     results = []
-    for entry in registry.files(dataset):
+    for entry in catalog.files(dataset):
         path = locate(entry, root)
         if path is None:
             results.append(
@@ -259,7 +259,7 @@ def fetch(
     download raises (``MissingDataError`` / ``ChecksumError`` / ``FetchError``).
     """
     dest = Path(dest) if dest is not None else get_settings().data_dir
-    entries = registry.files(dataset)
+    entries = catalog.files(dataset)
     return (
         _mirror_all(entries, Path(source_dir), dest, copy)
         if source_dir is not None

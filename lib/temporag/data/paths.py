@@ -3,7 +3,7 @@
 Every loader finds its files through :func:`data_file` and reads them through :func:`open_text`, so
 two checks live here once for all of them:
 
-* a file the registry pins (size and sha256 of the release the kit was checked against) is verified the
+* a file the catalog pins (size and sha256 of the release the kit was checked against) is verified the
   first time a process uses it: a mismatch warns (or fails with ``TEMPORAG_DATA_STRICT=1``), because a
   truncated or different file otherwise loads silently and moves every number;
 * a read that fails half-way (a cut or corrupt ``.gz``, bytes that are not UTF-8) becomes a
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from temporag.cache import save_json
 from temporag.config import get_settings
-from temporag.data import fetch, registry
+from temporag.data import catalog, fetch
 from temporag.data.errors import DataFormatError, MissingDataError
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class DataIntegrityWarning(UserWarning):
 
 def data_file(relative: str, dataset: str, data_dir: str | Path | None = None) -> Path:
     """Path of ``relative`` under the data folder, accepting the file with or without ``.gz``; a file
-    the registry pins is checked against its pinned checksum (once per process)."""
+    the catalog pins is checked against its pinned checksum (once per process)."""
     root = Path(data_dir) if data_dir is not None else get_settings().data_dir
     plain = root / relative
     candidates = (
@@ -81,12 +81,12 @@ def _remember_good(key: tuple[str, int, int]) -> None:
 
 
 def check_pinned(relative: str, path: str | Path) -> str | None:
-    """Compare a data file with its registry entry; returns the problem (after warning, or raising
+    """Compare a data file with its catalog entry; returns the problem (after warning, or raising
     ``ChecksumError`` when ``TEMPORAG_DATA_STRICT`` is set), None when it matches or is not pinned."""
     path = Path(path)
     name = relative[:-3] if relative.endswith(".gz") else relative
     try:
-        entry = registry.entry(name)
+        entry = catalog.entry(name)
     except KeyError:
         return None
     st = path.stat()
