@@ -108,6 +108,51 @@ def test_an_empty_questions_file_is_one_line(tmp_path, shared_data):
     )
 
 
+@pytest.mark.parametrize(
+    ("module", "loader", "text"),
+    [
+        ("tempreason", "load_questions", ""),
+        ("timequestions", "load_questions", "[]"),
+        ("cronquestions", "load_complex_questions", "\n"),
+        ("timeqa", "load_timebench_questions", ""),
+        ("timeqa", "load_dyg_rag_questions", "[ ]"),
+    ],
+)
+def test_every_question_loader_refuses_an_empty_user_file(tmp_path, module, loader, text):
+    """These five loaders used to return [] for a user's empty file (only MultiTQ and ComplexTR checked)."""
+    import importlib
+
+    from temporag.data.errors import DataFormatError
+
+    empty = tmp_path / "mine.json"
+    empty.write_text(text)
+    load = getattr(importlib.import_module(f"temporag.data.{module}"), loader)
+    with pytest.raises(DataFormatError, match=r"^mine.json: holds no questions") as caught:
+        load(questions_file=empty)
+    assert caught.value.path == str(empty) and caught.value.line is None
+
+
+@pytest.mark.parametrize(
+    ("module", "loader", "relative"),
+    [
+        ("timequestions", "load_questions", "timequestions/questions/test.json"),
+        ("cronquestions", "load_complex_questions", "cronquestions/questions_complex/test.jsonl"),
+    ],
+)
+def test_an_empty_split_file_is_refused_too(tmp_path, module, loader, relative):
+    """A split's own file goes through the same check as a user's file (an empty held-out copy, say)."""
+    import importlib
+
+    from temporag.data.errors import DataFormatError
+
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True)
+    path.write_text("[]" if relative.endswith(".json") else "")
+    load = getattr(importlib.import_module(f"temporag.data.{module}"), loader)
+    with pytest.raises(DataFormatError, match=rf"^{path.name}: holds no questions"):
+        load("test", data_dir=tmp_path)
+
+
 def test_ctrl_c_during_reproduce_is_one_line(monkeypatch, capsys):
     from temporag import batch
 

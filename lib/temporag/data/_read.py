@@ -8,15 +8,17 @@ it), and problems also name the record's 0-based index in the list.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from temporag.data.errors import DataFormatError
-from temporag.data.paths import open_text
+from temporag.data.errors import DataFormatError, require_questions
+from temporag.data.paths import data_file, open_text
+
+T = TypeVar("T")
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
@@ -245,3 +247,22 @@ def read_name_ids(path: str | Path, hint: str) -> list[str]:
         missing = next(i for i in range(len(names)) if i not in names)
         raise DataFormatError(path, None, f"ids are not contiguous: {missing} is missing", hint)
     return [names[i] for i in range(len(names))]
+
+
+# -- question files ----------------------------------------------------------------------------------------
+
+
+def split_file(files: Mapping[str, str], split: str, dataset: str, data_dir: str | Path | None) -> Path:
+    """The shared file of a named split; an unknown name lists the known ones."""
+    if split not in files:
+        raise KeyError(f"unknown {dataset} split {split!r}; known: {sorted(files)}")
+    return data_file(files[split], dataset, data_dir)
+
+
+def load_question_file(
+    parse: Callable[[Path], list[T]], questions_file: str | Path | None, split_path: Callable[[], Path]
+) -> list[T]:
+    """Questions of a user's file when one is given, else of the split's file: the one path every question
+    loader takes, so an empty file is always one line naming it rather than an IndexError in a notebook."""
+    path = Path(questions_file).expanduser() if questions_file is not None else split_path()
+    return require_questions(path, parse(path))

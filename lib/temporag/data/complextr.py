@@ -10,8 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag.data._read import UniqueKeys, get_int, get_str, need_dict, read_json_list
-from temporag.data.errors import require_questions
+from temporag.data._read import (
+    UniqueKeys,
+    get_int,
+    get_str,
+    load_question_file,
+    need_dict,
+    read_json_list,
+    split_file,
+)
 from temporag.data.paths import data_file
 
 DATASET = "complextr"
@@ -76,12 +83,9 @@ def load_questions(
     split: str = "shared_half", data_dir: str | Path | None = None, questions_file: str | Path | None = None
 ) -> list[DygQuestion]:
     """ComplexTR gold questions of a split, or of any file in the same format (``questions_file`` wins)."""
-    if questions_file is not None:
-        path = Path(questions_file).expanduser()
-        return require_questions(path, parse_questions(path))
-    if split not in QUESTION_FILES:
-        raise KeyError(f"unknown ComplexTR split {split!r}; known: {sorted(QUESTION_FILES)}")
-    return parse_questions(data_file(QUESTION_FILES[split], DATASET, data_dir))
+    return load_question_file(
+        parse_questions, questions_file, lambda: split_file(QUESTION_FILES, split, DATASET, data_dir)
+    )
 
 
 def load_demo_corpus(data_dir: str | Path | None = None) -> list[CorpusDoc]:

@@ -19,11 +19,13 @@ from temporag.data._read import (
     get_int,
     get_list,
     get_str,
+    load_question_file,
     need_dict,
     parse_int,
     read_jsonl,
     read_label_map,
     read_tsv,
+    split_file,
 )
 from temporag.data.errors import DataFormatError
 from temporag.data.paths import data_file
@@ -184,8 +186,6 @@ def load_complex_questions(
     split: str = "valid", data_dir: str | Path | None = None, questions_file: str | Path | None = None
 ) -> list[Question]:
     """Complex-CronQuestions (valid: 5,020 shared; test held out), or any file in the same format."""
-    if questions_file is not None:
-        return parse_questions(Path(questions_file).expanduser())
-    if split not in COMPLEX_QUESTION_FILES:
-        raise KeyError(f"unknown split {split!r}; known: {sorted(COMPLEX_QUESTION_FILES)}")
-    return parse_questions(data_file(COMPLEX_QUESTION_FILES[split], DATASET, data_dir))
+    return load_question_file(
+        parse_questions, questions_file, lambda: split_file(COMPLEX_QUESTION_FILES, split, DATASET, data_dir)
+    )

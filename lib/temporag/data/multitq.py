@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag.data.errors import DataFormatError, require_questions
+from temporag.data._read import load_question_file, split_file
+from temporag.data.errors import DataFormatError
 from temporag.data.paths import data_file, open_text
 from temporag.data.tkg import TemporalKG, day_number
 
@@ -212,9 +213,6 @@ def load_questions(
     questions_file: str | Path | None = None,
 ) -> list[Question]:
     """Questions of a split, or of any file in MultiTQ's format (``questions_file`` wins)."""
-    if questions_file is not None:
-        path = Path(questions_file).expanduser()
-        return require_questions(path, parse_questions(path))
-    if split not in QUESTION_FILES:
-        raise KeyError(f"unknown MultiTQ split {split!r}; known: {sorted(QUESTION_FILES)}")
-    return parse_questions(data_file(QUESTION_FILES[split], DATASET, data_dir))
+    return load_question_file(
+        parse_questions, questions_file, lambda: split_file(QUESTION_FILES, split, DATASET, data_dir)
+    )

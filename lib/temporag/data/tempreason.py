@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag.data._read import UniqueKeys, get_int, get_list, get_str, need_dict, read_jsonl
+from temporag.data._read import (
+    UniqueKeys,
+    get_int,
+    get_list,
+    get_str,
+    load_question_file,
+    need_dict,
+    read_jsonl,
+)
 from temporag.data.paths import data_file
 
 DATASET = "tempreason"
@@ -121,9 +129,11 @@ def load_questions(
     questions_file: str | Path | None = None,
 ) -> list[Question]:
     """Test questions of one level (shared half: l1 2,000, l1_future 1,000, l2 2,698, l3 2,213)."""
-    if questions_file is not None:
-        return parse_questions(Path(questions_file).expanduser())
-    return parse_questions(data_file(question_file(level, half), DATASET, data_dir), level)
+    return load_question_file(
+        lambda path: parse_questions(path, level if questions_file is None else None),
+        questions_file,
+        lambda: data_file(question_file(level, half), DATASET, data_dir),
+    )
 
 
 def load_ids(

@@ -19,9 +19,11 @@ from temporag.data._read import (
     get_int,
     get_list,
     get_str,
+    load_question_file,
     need_dict,
     read_json_list,
     read_jsonl,
+    split_file,
 )
 from temporag.data.paths import data_file
 
@@ -255,20 +257,17 @@ def load_timebench_questions(
     variant: str = "easy", data_dir: str | Path | None = None, questions_file: str | Path | None = None
 ) -> list[TimeBenchQuestion]:
     """TimeBench's 500-question test sample (held out: absent from the shared folder)."""
-    if questions_file is not None:
-        return parse_timebench_questions(Path(questions_file).expanduser())
-    if variant not in TIMEBENCH_QUESTION_FILES:
-        raise KeyError(f"unknown variant {variant!r}; known: {VARIANTS}")
-    return parse_timebench_questions(data_file(TIMEBENCH_QUESTION_FILES[variant], DATASET, data_dir))
+    return load_question_file(
+        parse_timebench_questions,
+        questions_file,
+        lambda: split_file(TIMEBENCH_QUESTION_FILES, variant, DATASET, data_dir),
+    )
 
 
 def load_dyg_rag_questions(
     data_dir: str | Path | None = None, questions_file: str | Path | None = None
 ) -> list[complextr.DygQuestion]:
     """DyG-RAG's 2,613 processed TimeQA test questions (held out: absent from the shared folder)."""
-    path = (
-        Path(questions_file).expanduser()
-        if questions_file is not None
-        else data_file(DYG_RAG_QUESTION_FILE, DATASET, data_dir)
+    return load_question_file(
+        complextr.parse_questions, questions_file, lambda: data_file(DYG_RAG_QUESTION_FILE, DATASET, data_dir)
     )
-    return complextr.parse_questions(path)

@@ -9,8 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag.data._read import UniqueKeys, get_field, get_int, get_list, get_str, need_dict, read_json_list
-from temporag.data.paths import data_file
+from temporag.data._read import (
+    UniqueKeys,
+    get_field,
+    get_int,
+    get_list,
+    get_str,
+    load_question_file,
+    need_dict,
+    read_json_list,
+    split_file,
+)
 
 DATASET = "timequestions"
 QUESTION_FILES = {split: f"timequestions/questions/{split}.json" for split in ("train", "dev", "test")}
@@ -95,8 +104,6 @@ def load_questions(
     split: str = "dev", data_dir: str | Path | None = None, questions_file: str | Path | None = None
 ) -> list[Question]:
     """Questions of a split (only dev is shared), or of any file in the same format."""
-    if questions_file is not None:
-        return parse_questions(Path(questions_file).expanduser())
-    if split not in QUESTION_FILES:
-        raise KeyError(f"unknown TimeQuestions split {split!r}; known: {sorted(QUESTION_FILES)}")
-    return parse_questions(data_file(QUESTION_FILES[split], DATASET, data_dir))
+    return load_question_file(
+        parse_questions, questions_file, lambda: split_file(QUESTION_FILES, split, DATASET, data_dir)
+    )
