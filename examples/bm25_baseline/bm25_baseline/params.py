@@ -4,18 +4,9 @@ point names, here ``bm25_baseline.params``."""
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, Parameters, at_least
+from temporag.notebook.params import KIT, Parameter, at_least, with_kit
 
-PARAMETERS = Parameters(
-    KIT["profile"],
-    KIT["split"],
-    KIT["questions_file"],
-    KIT["sample_size"],
-    KIT["reader_sample"],
-    KIT["seed"],
+PARAMETERS = with_kit(
     KIT["ks"],
     Parameter("reader_k", "int", 20, "facts shown to the reader", at_least(1)),
-    KIT["llm_model"],
-    KIT["llm_base_url"],
-    KIT["output_dir"],
 )

@@ -5,16 +5,9 @@ its pages' title in the book (no first-page row: it compares the papers rather t
 from __future__ import annotations
 
 from temporag.methods.book_entry import BookEntry
-from temporag.notebook.params import KIT, Parameter, Parameters, at_least, flag
+from temporag.notebook.params import KIT, Parameter, at_least, flag, with_kit
 
-PARAMETERS = Parameters(
-    KIT["profile"],
-    KIT["split"],
-    KIT["questions_file"],
-    KIT["sample_size"],
-    KIT["reader_sample"].but(help="MultiTQ questions read per method",
-                             profiles={"smoke": 1, "paper": 10}),
-    KIT["seed"],
+PARAMETERS = with_kit(
     KIT["ks"],
     KIT["datasets"],
     Parameter("document_sample", "Optional[int]", None, "questions per document data set",
@@ -23,9 +16,8 @@ PARAMETERS = Parameters(
               at_least(0, optional=True), {"smoke": 1, "paper": 2}),
     Parameter("require_paper_runs", "Optional[bool]", None, "fail if a paper run is absent",
               flag(optional=True), {"smoke": False, "paper": True}),
-    KIT["llm_model"],
-    KIT["llm_base_url"],
-    KIT["output_dir"],
+    reader_sample=KIT["reader_sample"].but(help="MultiTQ questions read per method",
+                                           profiles={"smoke": 1, "paper": 10}),
 )
 
 BOOK = BookEntry("Leaderboard: every method on one protocol")

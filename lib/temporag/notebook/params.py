@@ -11,7 +11,8 @@ violation is one line naming the parameter, the value given and the values allow
 * Each notebook's package declares its :class:`Parameters` once (``PARAMETERS`` in
   ``temporag/methods/<paper>/params.py``, ``temporag/leaderboard/params.py``,
   ``temporag/methods/semantic/params.py``), reusing the kit's declarations where the name is the kit's and
-  giving them its own profile defaults.
+  giving them its own profile defaults; :func:`with_kit` writes the kit's opening and closing entries
+  around the package's own, so no ``params.py`` repeats them.
 * The parameters cell of the notebook is that declaration written out (:meth:`Parameters.cell`), one
   typed ``name: type = value  # help`` line each, so ``papermill --help-notebook`` lists them all.
 """
@@ -277,6 +278,27 @@ KIT = Parameters(
     ), {"smoke": list(DOCUMENT_SETS), "paper": list(DOCUMENT_SETS)}),
     Parameter("k", "int", 20, "facts a retriever returns", at_least(1)),
 )
+
+
+#: the kit's entries that open and close every notebook's parameters; its own go between
+OPENING = ("profile", "split", "questions_file", "sample_size", "reader_sample", "seed")
+CLOSING = ("llm_model", "llm_base_url", "output_dir")
+
+
+def with_kit(*own: Parameter, **instead: Parameter | tuple[Parameter, ...]) -> Parameters:
+    """The kit's opening block, a notebook's ``own`` parameters, the kit's closing block, so every cell
+    starts and ends alike.  ``instead`` puts other parameters in a kit entry's place: the entry with its
+    own help or profiles (``reader_sample=KIT["reader_sample"].but(...)``), or a tuple where a notebook's
+    own parameter stands next to it (``seed=(mine, KIT["seed"])``)."""
+    unknown = sorted(set(instead) - {*OPENING, *CLOSING})
+    if unknown:
+        raise ValueError(f"{unknown} are not in the kit's opening or closing block")
+
+    def block(names: tuple[str, ...]) -> list[Parameter]:
+        placed = [instead.get(name, KIT[name]) for name in names]
+        return [p for item in placed for p in (item if isinstance(item, tuple) else (item,))]
+
+    return Parameters(*block(OPENING), *own, *block(CLOSING))
 
 
 def check(**values: Any) -> None:

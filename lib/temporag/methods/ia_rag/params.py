@@ -3,18 +3,9 @@ T1–T5 classifier), the paper's K1, K2, forest depth and tau, and the samples p
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, Parameters, at_least, choice, unit
+from temporag.notebook.params import KIT, Parameter, at_least, choice, unit, with_kit
 
-PARAMETERS = Parameters(
-    KIT["profile"],
-    KIT["datasets"],
-    KIT["questions_file"].but(help="a ComplexTR-format file replacing ComplexTR's shared half"),
-    KIT["sample_size"].but(help="LLM-free questions per data set",
-                           profiles={"smoke": 8, "paper": None}),
-    KIT["reader_sample"].but(help="questions per data set the reader reads",
-                             profiles={"smoke": 2, "paper": 20}),
-    Parameter("smoke_extra_documents", "int", 3, "smoke: distractor documents added", at_least(0)),
-    KIT["seed"],
+PARAMETERS = with_kit(
     Parameter("extractor", "str", "offline", '"offline" (tables + pronoun rule) | "llm" (Fig. 7)',
               choice("offline", "llm")),
     Parameter("tightening", "str", "offline", '"offline" (propagation) | "llm" (Fig. 9) | "none"',
@@ -29,7 +20,15 @@ PARAMETERS = Parameters(
               at_least(1, optional=True), {"smoke": 15, "paper": 40}),
     Parameter("classifier", "str", "rule", 'T1-T5 classifier: "rule" (offline) | "llm" (Fig. 6)',
               choice("rule", "llm")),
-    KIT["llm_model"],
-    KIT["llm_base_url"],
-    KIT["output_dir"],
+    split=KIT["datasets"],
+    questions_file=KIT["questions_file"].but(
+        help="a ComplexTR-format file replacing ComplexTR's shared half"
+    ),
+    sample_size=KIT["sample_size"].but(help="LLM-free questions per data set",
+                                       profiles={"smoke": 8, "paper": None}),
+    reader_sample=(
+        KIT["reader_sample"].but(help="questions per data set the reader reads",
+                                 profiles={"smoke": 2, "paper": 20}),
+        Parameter("smoke_extra_documents", "int", 3, "smoke: distractor documents added", at_least(0)),
+    ),
 )

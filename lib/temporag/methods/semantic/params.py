@@ -4,20 +4,11 @@ and the reader's context size) and what the book shows for it."""
 from __future__ import annotations
 
 from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
-from temporag.notebook.params import KIT, Parameter, Parameters, at_least
+from temporag.notebook.params import KIT, Parameter, at_least, with_kit
 
-PARAMETERS = Parameters(
-    KIT["profile"],
-    KIT["split"],
-    KIT["questions_file"],
-    KIT["sample_size"],
-    KIT["reader_sample"],
-    KIT["seed"],
+PARAMETERS = with_kit(
     KIT["ks"].but(default=[1, 5, 10, 20, 50]),
     Parameter("reader_k", "int", 20, "facts shown to the reader", at_least(1)),
-    KIT["llm_model"],
-    KIT["llm_base_url"],
-    KIT["output_dir"],
 )
 
 BOOK = BookEntry(

@@ -3,15 +3,9 @@ Fig. 5 and the released-code decomposition, and the reader's prompt."""
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, Parameters, Served, at_least, choice, share
+from temporag.notebook.params import Parameter, Served, at_least, choice, share, with_kit
 
-PARAMETERS = Parameters(
-    KIT["profile"],
-    KIT["split"],
-    KIT["questions_file"],
-    KIT["sample_size"],
-    KIT["reader_sample"],
-    KIT["seed"],
+PARAMETERS = with_kit(
     Parameter("K1", "int", 10, "anchors and returned events (paper default)", at_least(1)),
     Parameter("K2", "int", 20, "rule nodes kept after PPR (paper default)", at_least(1)),
     Parameter("min_support", "float", 0.05, "Apriori support: share of entities holding the subset",
@@ -26,7 +20,4 @@ PARAMETERS = Parameters(
     Parameter("reader_style", "Optional[str]", None, '"plain" | "appendix-e"',
               choice(None, "plain", "appendix-e"),
               {p: Served(offline="plain", served="appendix-e") for p in ("smoke", "paper")}),
-    KIT["llm_model"],
-    KIT["llm_base_url"],
-    KIT["output_dir"],
 )

@@ -8,20 +8,14 @@ stratified part of it."""
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, Parameters, Rule, Served, at_least, choice, unit
+from temporag.notebook.params import KIT, Parameter, Rule, Served, at_least, choice, unit, with_kit
 
 _RELEASED = Rule(
     lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),
     'None or {"Table 4|TimeR4|TimeQuestions": "path to a released TimeR4 .jsonl", ...}',
 )
 
-PARAMETERS = Parameters(
-    KIT["profile"],
-    KIT["split"],
-    KIT["questions_file"],
-    KIT["sample_size"],
-    KIT["reader_sample"].but(profiles={"smoke": 4, "paper": Served(offline=50, served=None)}),
-    KIT["seed"],
+PARAMETERS = with_kit(
     Parameter("n_facts", "int", 15, "n: facts per question (paper: 15, Fig. 3's peak)", at_least(1)),
     Parameter("mu", "float", 0.8, "μ of Eq. 10 (the released code's alpha)", unit()),
     Parameter("rewrite", "str", "offline", '"offline" (rule over the offline parse) | "llm"',
@@ -40,7 +34,5 @@ PARAMETERS = Parameters(
               at_least(0, optional=True), {"smoke": 2, "paper": 10}),
     Parameter("released_outputs", "Optional[dict[str, str]]", None,
               "Table key → a released TimeR4 .jsonl to rescore", _RELEASED),
-    KIT["llm_model"],
-    KIT["llm_base_url"],
-    KIT["output_dir"],
+    reader_sample=KIT["reader_sample"].but(profiles={"smoke": 4, "paper": Served(offline=50, served=None)}),
 )
