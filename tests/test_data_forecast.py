@@ -7,7 +7,7 @@ import pytest
 
 from temporag.data import forecast
 from temporag.data.errors import DataFormatError, MissingDataError
-from temporag.data.tkg import day_iso
+from temporag.timeutil import iso_day
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +45,12 @@ def test_kg_splits_and_dates(kg):
     }
     assert kg.stats() == {"facts": 330_633, "entities": 20_575, "relations": 253, "timestamps": 243}
     valid, test = kg.split("valid"), kg.split("test")
-    assert (day_iso(kg.t_start[valid].min()), day_iso(kg.t_start[valid].max())) == (
+    assert (iso_day(kg.t_start[valid].min()), iso_day(kg.t_start[valid].max())) == (
         "2021-07-01",
         "2021-07-31",
     )
-    assert (day_iso(kg.t_start[test].min()), day_iso(kg.t_start[test].max())) == ("2021-08-01", "2021-08-31")
-    assert day_iso(kg.t_start[kg.split("train")].max()) == "2021-06-30"
+    assert (iso_day(kg.t_start[test].min()), iso_day(kg.t_start[test].max())) == ("2021-08-01", "2021-08-31")
+    assert iso_day(kg.t_start[kg.split("train")].max()) == "2021-06-30"
     assert kg.verbalise(int(valid[0])).endswith("on 2021-07-01")
     assert len(np.unique(kg.r[kg.split("train")])) == 130  # the stand-in train lacks 123 relations
 

@@ -9,15 +9,16 @@ import pytest
 
 from temporag.data import multitq
 from temporag.data.errors import DataFormatError, MissingDataError
-from temporag.data.tkg import day_iso, day_number
+from temporag.data.tkg import day_number
+from temporag.timeutil import iso_day
 
 
 def test_kg_counts_match_star_rag_table1(kg):
     # STAR-RAG Table 1, MultiTQ row
     assert kg.stats() == {"facts": 461_329, "entities": 10_488, "relations": 251, "timestamps": 4_017}
     assert kg.n_triples == 166_760
-    assert day_iso(int(kg.t_start.min())) == "2005-01-01"
-    assert day_iso(int(kg.t_start.max())) == "2015-12-31"
+    assert iso_day(int(kg.t_start.min())) == "2005-01-01"
+    assert iso_day(int(kg.t_start.max())) == "2015-12-31"
 
 
 def test_kg_first_facts_and_quoted_names(kg):
@@ -34,8 +35,8 @@ def test_official_splits(kg):
     assert len(kg.split("train")) == 322_958
     assert len(kg.split("valid")) == 69_224
     assert len(kg.split("test")) == 69_147
-    assert day_iso(int(kg.t_start[kg.split("train")[-1]])) == "2012-08-06"
-    assert day_iso(int(kg.t_start[kg.split("valid")[0]])) == "2012-08-07"
+    assert iso_day(int(kg.t_start[kg.split("train")[-1]])) == "2012-08-06"
+    assert iso_day(int(kg.t_start[kg.split("valid")[0]])) == "2012-08-07"
 
 
 def test_indexes_agree_with_columns(kg):

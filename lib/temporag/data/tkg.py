@@ -13,15 +13,12 @@ from functools import cached_property
 
 import numpy as np
 
+from temporag.timeutil import iso_day
+
 
 def day_number(iso: str) -> int:
     """'2005-01-01' → days since 1970-01-01."""
     return int(np.datetime64(iso, "D").astype(np.int64))
-
-
-def day_iso(day: int) -> str:
-    """Days since 1970-01-01 → 'YYYY-MM-DD'."""
-    return str(np.datetime64(int(day), "D"))
 
 
 def entity_label(name: str) -> str:
@@ -205,11 +202,11 @@ class TemporalKG:
     # -- verbalisation -----------------------------------------------------------------
     def date(self, fact: int) -> str:
         start, end = int(self.t_start[fact]), int(self.t_end[fact])
-        text = day_iso(start)
+        text = iso_day(start)
         if self.granularity == "year":
-            text = text[:4] if end == start else f"{day_iso(start)[:4]}–{day_iso(end)[:4]}"
+            text = text[:4] if end == start else f"{iso_day(start)[:4]}–{iso_day(end)[:4]}"
         elif end != start:
-            text = f"{text} to {day_iso(end)}"
+            text = f"{text} to {iso_day(end)}"
         return text
 
     def triple_text(self, s: int, r: int, o: int) -> str:

@@ -47,7 +47,6 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from temporag.data.tkg import day_iso
 from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
 from temporag.methods.semantic import SemanticRetriever, TripleScores, top_k_stable, top_of
 from temporag.methods.star_rag.graph import RuleGraph
@@ -56,6 +55,7 @@ from temporag.methods.star_rag.reader import StarReader, style_flags
 from temporag.methods.star_rag.retrieval import ALPHA, BETA, THETA, TOL, seed_personalisation
 from temporag.methods.star_rag.time_words import final_operation, on_side, question_day, rerank_direction
 from temporag.progress import tqdm
+from temporag.timeutil import iso_day
 
 POOLS = ("rules", "anchors+rules")
 PAIRINGS = ("intended", "released")
@@ -190,7 +190,7 @@ class ReleasedCodeRAG(StarReader, Method):
             order = np.lexsort((position, -score, np.abs(days - day), (~ok).astype(np.int8)))
         else:
             order = np.lexsort((position, -score))
-        info = {"anchor_day": None if day is None else day_iso(day), "direction": side}
+        info = {"anchor_day": None if day is None else iso_day(day), "direction": side}
         return events[order], info
 
     # -- step 2: the rule graph ------------------------------------------------------------------
@@ -383,7 +383,7 @@ class ReleasedCodeRAG(StarReader, Method):
         kg, lines = self.kg, []
         for group in self._groups(ids):
             head = f"{kg.entity_labels[int(kg.s[group[0]])]} {kg.relation_labels[int(kg.r[group[0]])]}"
-            pairs = "; ".join(f"{kg.entity_labels[o]} on {day_iso(d)}" for o, d in self._pairs(group))
+            pairs = "; ".join(f"{kg.entity_labels[o]} on {iso_day(d)}" for o, d in self._pairs(group))
             lines.append(f"{head} ({pairs})")
         return lines
 

@@ -30,8 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from temporag.data.tkg import day_iso
-from temporag.timeutil import TimeValue, make_time
+from temporag.timeutil import TimeValue, iso_day, make_time
 
 QTYPES = ("equal", "before_after", "first_last", "equal_multi", "after_first", "before_last")
 TRAIN_END = 322_958  # MultiTQ's train split: full.txt lines [0, 322958), 2005-01-01 … 2012-08-06
@@ -100,7 +99,7 @@ def _say(value: TimeValue, rng: np.random.Generator) -> str:
 
 
 def _period(day: int, granularity: str) -> TimeValue:
-    iso = day_iso(day)
+    iso = iso_day(day)
     y, m, d = int(iso[:4]), int(iso[5:7]), int(iso[8:10])
     return make_time(y, m if granularity != "year" else None, d if granularity == "day" else None)
 

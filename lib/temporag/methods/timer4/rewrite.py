@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from temporag.data.tkg import day_iso
+from temporag.timeutil import iso_day
 
 REWRITE_MODES = ("offline", "llm", "none")
 
@@ -172,7 +172,7 @@ def rewrite_one(kg, question: str, constraints, background: Sequence[int]) -> Re
         fact = reference_fact(kg, background, int(entity), constraints.main, relation)
         if fact is None:
             continue
-        iso = day_iso(int(kg.t_start[fact]))
+        iso = iso_day(int(kg.t_start[fact]))
         tail = _TRAILING_AUX.sub("", question[end:], count=1)
         if same:
             gran = same.group(1).lower()

@@ -23,15 +23,16 @@ from functools import cached_property
 import numpy as np
 
 from temporag.cache import adopt, cache_path, content_hash, discard, save_with_hash
-from temporag.data.tkg import CSRIndex, day_iso
+from temporag.data.tkg import CSRIndex
 from temporag.retrieval.embed import kg_triple_vectors
+from temporag.timeutil import iso_day
 
 DATE_WEIGHT = 0.5  # λ: the date segment's share of a fact vector (the paper leaves the fusion open)
 
 
 def date_text(day: int) -> str:
     """The date segment of a fact: the written form questions use and the ISO form rewrites produce."""
-    iso = day_iso(day)
+    iso = iso_day(day)
     y, m, d = int(iso[:4]), int(iso[5:7]), int(iso[8:10])
     return f"on {d} {calendar.month_name[m]} {y} ({iso})"
 
@@ -39,7 +40,7 @@ def date_text(day: int) -> str:
 def fact_text(kg, fact: int) -> str:
     """S(s, p, o, t): the paper's verbalisation "s p o in t", the line the reader is shown."""
     f = int(fact)
-    return f"{kg.triple_text(int(kg.s[f]), int(kg.r[f]), int(kg.o[f]))} in {day_iso(int(kg.t_start[f]))}"
+    return f"{kg.triple_text(int(kg.s[f]), int(kg.r[f]), int(kg.o[f]))} in {iso_day(int(kg.t_start[f]))}"
 
 
 def compose(triple_vecs: np.ndarray, date_vecs: np.ndarray, date_weight: float) -> np.ndarray:
