@@ -53,6 +53,19 @@ def test_top_k_stable_breaks_ties_by_position():
     assert top_k_stable(scores, 4).tolist() == [1, 2, 4, 0]
 
 
+
+def test_top_k_stable_keeps_the_earliest_of_ties_that_straddle_the_cut():
+    """The one stable top-k (TimeR4's store, IA-RAG and STAR-RAG's released rules use it too): TimeR4's
+    own copy picked from ties at the k-th place by argpartition and returned [5, 700, 984, 985] here."""
+    scores = np.zeros(1000, dtype=np.float32)
+    scores[[5, 700]] = 1.0
+    assert top_k_stable(scores, 4).tolist() == [5, 700, 0, 1]
+    with_floor = np.full(6, -np.inf)
+    with_floor[4] = 0.2
+    assert top_k_stable(with_floor, 3).tolist() == [4, 0, 1]  # IA-RAG's masked scores
+    assert top_k_stable(scores, 0).tolist() == [] and len(top_k_stable(scores, 5000)) == 1000
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_top_events_equals_ranking_every_event_on_the_full_kg(kg, seed):
     # triple scores with many exact ties and near-ties (rounded), so the pruning bound and the tie order

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from temporag.methods.ia_rag.graph import TAU_SEM, EventGraph, components_of, knn_pairs
+from temporag.methods.semantic import top_k_stable
 from temporag.timeutil import Allen, Interval, allen_relation, iso_day
 
 MAX_LEVELS = 4
@@ -91,7 +92,7 @@ def _relation(a, b) -> Allen | None:
 def extractive_summary(sentences: list[str], vectors: np.ndarray, n: int = 2) -> str:
     """The ``n`` member sentences closest to the members' centroid, joined (offline MEU summary)."""
     centroid = vectors.mean(axis=0)
-    order = np.argsort(-(vectors @ centroid), kind="stable")[:n]
+    order = top_k_stable(vectors @ centroid, n)
     text = " | ".join(sentences[i] for i in sorted(order))
     return text + (f" (+{len(sentences) - n} related events)" if len(sentences) > n else "")
 

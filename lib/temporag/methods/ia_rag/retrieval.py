@@ -36,6 +36,7 @@ from temporag.methods.base import Method, Retrieval, check_shared
 from temporag.methods.ia_rag.corpus import _encoding
 from temporag.methods.ia_rag.forest import Forest
 from temporag.methods.ia_rag.graph import EventGraph
+from temporag.methods.semantic import top_k_stable
 from temporag.timeutil import Allen, day_of, extract_time_expressions
 
 R_F = frozenset(
@@ -257,14 +258,14 @@ class IARAG(Method):
             ieu_scores = ieu_vecs @ qv
             top_m: np.ndarray = np.zeros(0, dtype=np.int64)
             if self.hierarchy and self.k1 > 0 and len(meu_vecs):
-                top_m = np.argsort(-(meu_vecs @ qv), kind="stable")[: self.k1]
+                top_m = top_k_stable(meu_vecs @ qv, self.k1)
             searched = ieu_scores
             if self._free is not None and len(top_m):
                 pool = self._free.copy()
                 for m in top_m:
                     pool[self.index.forest.meus[int(m)].members] = True
                 searched = np.where(pool, ieu_scores, -np.inf)
-            top_i = np.argsort(-searched, kind="stable")[: self.k2]
+            top_i = top_k_stable(searched, self.k2)
             shown_m = top_m if self.meus == "lines" else np.zeros(0, dtype=np.int64)
             seeds = [int(i) for i in top_i] + [n + int(m) for m in shown_m]
             score = {i: float(ieu_scores[i]) for i in seeds if i < n}
@@ -337,9 +338,7 @@ class VanillaRAG(Method):
         for qv in q_vecs:
             t0 = time.perf_counter()
             scores = self.vectors @ qv
-            kk = min(k, len(scores))
-            top = np.argpartition(-scores, kk - 1)[:kk]
-            ids.append(top[np.argsort(-scores[top], kind="stable")])
+            ids.append(top_k_stable(scores, k))
             lat.append(time.perf_counter() - t0)
         return Retrieval(ids, np.asarray(lat), None, evidence="document_unit")
 

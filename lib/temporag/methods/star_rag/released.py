@@ -199,7 +199,7 @@ class ReleasedCodeRAG(StarReader, Method):
 
     def top_rules(self, pi: np.ndarray) -> np.ndarray:
         reached = np.flatnonzero(pi > 0)
-        return reached[np.lexsort((reached, -pi[reached]))][: self.k2]
+        return reached[top_k_stable(pi[reached], self.k2)]
 
     # -- steps 3-6 -------------------------------------------------------------------------------
     def pool_events(

@@ -32,6 +32,7 @@ import numpy as np
 
 from temporag.cache import content_hash
 from temporag.methods.base import Method, Retrieval, check_shared
+from temporag.methods.semantic import top_k_stable
 from temporag.methods.timer4.rerank import (
     DEFAULT_MU,
     RERANK_MODES,
@@ -47,7 +48,7 @@ from temporag.methods.timer4.rewrite import (
     offline_rewrite,
     unchanged,
 )
-from temporag.methods.timer4.store import KnowledgeStore, build_store, fact_text, one_blas_thread, top_n
+from temporag.methods.timer4.store import KnowledgeStore, build_store, fact_text, one_blas_thread
 from temporag.retrieval.embed import Encoder
 
 N_FACTS = 15  # n of the paper (Figure 3's peak)
@@ -76,7 +77,7 @@ def time_store(
 
 def candidate_triples(store: KnowledgeStore, q_vecs: np.ndarray, per_question: int = 200) -> np.ndarray:
     """The union of every question's ``per_question`` most similar triples (the smoke profile's TKS pool)."""
-    picks = [top_n(store.triple_vectors @ v, per_question) for v in q_vecs]
+    picks = [top_k_stable(store.triple_vectors @ v, per_question) for v in q_vecs]
     rows = np.unique(np.concatenate(picks)) if picks else np.empty(0, dtype=np.int64)
     return rows if store.triple_ids is None else store.triple_ids[rows]
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from temporag.cache import adopt, cache_path, content_hash, discard, save_with_hash
 from temporag.data.tkg import CSRIndex
+from temporag.methods.semantic import top_k_stable
 from temporag.retrieval.embed import kg_triple_vectors
 from temporag.timeutil import iso_day
 
@@ -55,15 +56,6 @@ def one_blas_thread():
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")
-
-
-def top_n(scores: np.ndarray, n: int) -> np.ndarray:
-    """Positions of the n best scores, best first; ties keep the lower position (earlier fact)."""
-    n = min(n, len(scores))
-    if n <= 0:
-        return np.empty(0, dtype=np.int64)
-    cand = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
-    return cand[np.lexsort((cand, -scores[cand]))]
 
 
 @dataclass
@@ -183,7 +175,7 @@ class KnowledgeStore:
         """Top-n fact ids and cosines (Eq. 4 / Algorithm 1 line 15)."""
         if self.partial or exact or self.exact_search:
             sims = self.scores(q_vec)
-            order = top_n(sims, n)
+            order = top_k_stable(sims, n)
             return self.facts[order], sims[order]
         return self._indexed(q_vec, n)
 
@@ -197,7 +189,7 @@ class KnowledgeStore:
         _, days, inv = self._arrays
         sims = np.repeat(tri_scores, counts) + self.date_weight * (self.date_vectors @ q_vec)[days[facts]]
         sims *= inv[facts]
-        order = top_n(sims, n)
+        order = top_k_stable(sims, n)
         return facts[order], sims[order].astype(np.float32)
 
     def agreement(self, q_vecs: np.ndarray, n: int = 15) -> float:
