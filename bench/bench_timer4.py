@@ -17,7 +17,7 @@ import numpy as np
 from temporag.data import multitq
 from temporag.methods import timer4
 from temporag.methods.timer4.rerank import question_constraint, rerank_facts
-from temporag.methods.timer4.store import one_blas_thread
+from temporag.retrieval.blas import one_blas_thread
 from temporag.retrieval.embed import Encoder
 
 N_QUESTIONS = 256

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from temporag.retrieval.blas import one_blas_thread
 from temporag.timeutil import TimeValue, extract_time_mentions, try_parse_time
 
 TYPES = ("ANYTIME", "BEFORE", "AFTER", "IN")
@@ -123,27 +124,13 @@ class TimeIndex:
         return lo, hi, mask
 
 
-_BLAS = None
-
-
-def _one_blas_thread():
-    """A context keeping BLAS on one thread: a 10,488 × 384 matrix-vector product is too small to share,
-    and on a busy machine a multi-threaded BLAS spends longer waiting for its threads than computing."""
-    global _BLAS
-    if _BLAS is None:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
-
-
 def name_scores(
     entity_vectors: np.ndarray, relation_vectors: np.ndarray, head, rel, tail
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """S(x, x') of each query part against every entity / relation name (None for an unnamed part);
     head and tail share one pass over the entity vectors."""
     ents = [v for v in (head, tail) if v is not None]
-    with _one_blas_thread():
+    with one_blas_thread():
         table = (entity_vectors @ np.stack(ents, axis=1)).astype(np.float32) if ents else None
         rel_s = (relation_vectors @ rel).astype(np.float32) if rel is not None else None
     head_s = table[:, 0] if head is not None else None

@@ -48,7 +48,8 @@ from temporag.methods.timer4.rewrite import (
     offline_rewrite,
     unchanged,
 )
-from temporag.methods.timer4.store import KnowledgeStore, build_store, fact_text, one_blas_thread
+from temporag.methods.timer4.store import KnowledgeStore, build_store, fact_text
+from temporag.retrieval.blas import one_blas_thread
 from temporag.retrieval.embed import Encoder
 
 N_FACTS = 15  # n of the paper (Figure 3's peak)

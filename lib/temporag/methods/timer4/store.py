@@ -25,6 +25,7 @@ import numpy as np
 from temporag.cache import adopt, cache_path, content_hash, discard, save_with_hash
 from temporag.data.tkg import CSRIndex
 from temporag.methods.semantic import top_k_stable
+from temporag.retrieval.blas import one_blas_thread
 from temporag.retrieval.embed import kg_triple_vectors
 from temporag.timeutil import iso_day
 
@@ -48,14 +49,6 @@ def compose(triple_vecs: np.ndarray, date_vecs: np.ndarray, date_weight: float) 
     """Row-wise E_f = normalise(v_triple + λ v_date) for paired rows (vectors already normalised)."""
     out = triple_vecs + date_weight * date_vecs
     return out / np.linalg.norm(out, axis=1, keepdims=True)
-
-
-def one_blas_thread():
-    """A context with one BLAS thread: a single query's matrix-vector products gain nothing from BLAS
-    threads, and on a busy machine OpenBLAS threads waiting for each other cost ~30 ms per call."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 @dataclass
