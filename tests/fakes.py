@@ -1,8 +1,9 @@
 """Hermetic stand-ins for the LLM (HippoRAG habit: tests inject fakes, never a real model).
 
-``ScriptedBackend`` replies with a function of the last user message (or one fixed reply) and counts
-calls; ``fake_llm`` wraps it in the kit's real client with no cache, so retries, parsing and token
-accounting are the production code paths.
+``ScriptedBackend`` replies with a function of the last user message (or one fixed reply), raises
+queued failures first, and counts calls (``params`` lists each call's parameters); ``fake_llm`` wraps
+it in the kit's real client with no cache, so retries, parsing and token accounting are the production
+code paths.
 """
 
 from __future__ import annotations
@@ -22,29 +23,46 @@ class ScriptedBackend:
         completion_tokens: int = 10,
         finish_reason: str = "stop",
         fail_when: Callable[[str], bool] | None = None,
+        failures: list[BaseException] | None = None,
+        usage: bool = True,
     ) -> None:
         self.reply = reply
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
         self.finish_reason = finish_reason
         self.fail_when = fail_when
+        self.failures = list(failures or [])
+        self.usage = usage
         self.calls = 0
         self.seen: list[tuple[list[dict], dict]] = []
+
+    @property
+    def params(self) -> list[dict]:
+        return [params for _, params in self.seen]
 
     def complete(self, messages, params):
         self.calls += 1
         self.seen.append((messages, params))
+        if self.failures:
+            raise self.failures.pop(0)
         user = messages[-1]["content"]
         if self.fail_when is not None and self.fail_when(user):
-            raise ValueError("the fake backend refuses this prompt")
+            raise ValueError(f"the fake backend refuses this prompt: {user[:60]!r}")
         text = self.reply(user) if callable(self.reply) else self.reply
-        return {
+        out = {
             "model": self.model_name,
             "choices": [
                 {"message": {"role": "assistant", "content": text}, "finish_reason": self.finish_reason}
             ],
-            "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens},
         }
+        if self.usage:
+            total = self.prompt_tokens + self.completion_tokens
+            out["usage"] = {
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "total_tokens": total,
+            }
+        return out
 
 
 def fake_llm(reply: str | Callable[[str], str] = "['unknown']", **kwargs):

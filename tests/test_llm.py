@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from fakes import server_llm
+from fakes import ScriptedBackend, server_llm
 
 from temporag import llm as llm_mod
 from temporag.config import get_settings
@@ -35,41 +35,21 @@ def msgs(text: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": "be brief"}, {"role": "user", "content": text}]
 
 
-class FakeBackend:
-    """Scripted backend: raises the queued exceptions first, then echoes the last user message."""
-
-    model_name = "fake-model"
-    endpoint = "fake://local"
+class FakeBackend(ScriptedBackend):
+    """The shared scripted backend set up to raise the queued exceptions first, then echo the last user
+    message (refusing FAIL), 11 + 3 tokens."""
 
     def __init__(
         self, failures: list[BaseException] | None = None, usage: bool = True, reply: str | None = None
     ):
-        self.failures = list(failures or [])
-        self.usage = usage
-        self.reply = reply
-        self.calls = 0
-        self.params: list[dict] = []
-
-    def complete(self, messages, params):
-        self.calls += 1
-        self.params.append(params)
-        if self.failures:
-            raise self.failures.pop(0)
-        content = messages[-1]["content"]
-        if "FAIL" in content:
-            raise ValueError("the fake backend refuses FAIL")
-        out = {
-            "model": self.model_name,
-            "choices": [
-                {
-                    "message": {"role": "assistant", "content": self.reply or f"echo {content}"},
-                    "finish_reason": "stop",
-                }
-            ],
-        }
-        if self.usage:
-            out["usage"] = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
-        return out
+        super().__init__(
+            reply or (lambda user: f"echo {user}"),
+            prompt_tokens=11,
+            completion_tokens=3,
+            fail_when=lambda user: "FAIL" in user,
+            failures=failures,
+            usage=usage,
+        )
 
 
 class TokenizingBackend(FakeBackend):
@@ -568,7 +548,7 @@ def test_call_stats_count_calls_and_failures(tmp_path):
     after = llm_mod.call_stats()
     assert after["calls"] - before["calls"] == 3
     assert after["cached"] - before["cached"] == 1
-    assert after["failed"] - before["failed"] == 1 and "refuses FAIL" in after["last_error"]
+    assert after["failed"] - before["failed"] == 1 and "refuses this prompt: 'FAIL b'" in after["last_error"]
 
 
 # ----------------------------------------------------------------------------------------------------

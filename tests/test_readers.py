@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fakes import ScriptedBackend
 
 from temporag.answer.readers import (
     ReaderResult,
@@ -104,38 +105,22 @@ def test_prompt_variants():
     assert "count of events" in custom[-1]["content"]
 
 
-class ScriptedBackend:
-    """Replies by question text; raises for questions containing FAIL."""
+def _question(prompt: str) -> str:
+    return prompt.splitlines()[0].removeprefix("Question: ")
 
-    model_name = "scripted"
-    endpoint = "fake://reader"
 
-    def __init__(self, replies: dict[str, str], finish_reason: str | None = None):
-        self.replies = replies
-        self.finish_reason = finish_reason
-        self.calls = 0
-        self.params: list[dict] = []
-
-    def complete(self, messages, params):
-        self.calls += 1
-        self.params.append(params)
-        question = messages[-1]["content"].splitlines()[0].removeprefix("Question: ")
-        if "FAIL" in question:
-            raise ValueError("context window exceeded")
-        return {
-            "choices": [
-                {
-                    "message": {"content": self.replies.get(question, "[]")},
-                    "finish_reason": self.finish_reason,
-                }
-            ],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10},
-        }
+def reader_backend(replies: dict[str, str], finish_reason: str = "stop") -> ScriptedBackend:
+    """The shared scripted backend replying by question text; it refuses questions containing FAIL."""
+    return ScriptedBackend(
+        lambda prompt: replies.get(_question(prompt), "[]"),
+        finish_reason=finish_reason,
+        fail_when=lambda prompt: "FAIL" in _question(prompt),
+    )
 
 
 @pytest.fixture()
 def reader_llm(tmp_path):
-    backend = ScriptedBackend(
+    backend = reader_backend(
         {"Who spoke?": "Sure! ['Iran', 'Iraq'", "Who hosted Kerry?": "1. Iraq\n2. Iran"}
     )
     settings = get_settings(cache_dir=tmp_path / "cache", llm_max_retries=0)
@@ -155,7 +140,7 @@ def test_read_many_records_failures(reader_llm):
     results = read_many(reader_llm, questions, [EVIDENCE] * 4, answer_types="entity", progress=False)
     assert [r.question for r in results] == questions
     assert results[0].answers == ["Iran", "Iraq"]
-    assert not results[1].ok and "context window exceeded" in results[1].error and results[1].answers == []
+    assert not results[1].ok and "refuses this prompt" in results[1].error and results[1].answers == []
     assert results[2].answers == ["Iraq", "Iran"]
     assert results[3].ok and results[3].answers == []
     assert reader_llm.backend.calls == 4
@@ -185,7 +170,7 @@ def test_reader_budget_grows_with_k():
     ],
 )
 def test_reader_stops_at_closing_bracket(tmp_path, reply, finish_reason, expected):
-    backend = ScriptedBackend({"Q?": reply}, finish_reason=finish_reason)
+    backend = reader_backend({"Q?": reply}, finish_reason=finish_reason)
     client = LLM(get_settings(cache_dir=tmp_path), backend=backend)
     result = read_answers(client, "Q?", EVIDENCE, top_k=3)
     assert backend.params[0]["stop"] == ["]"]
