@@ -36,6 +36,15 @@ def questions(shared_data):
 
 
 @pytest.fixture()
+def results(tmp_path):
+    """Empty outputs of a run outside any notebook (no profile: no output-folder rules), for the tests of
+    what a package's experiments record."""
+    from temporag.notebook.results import Results
+
+    return Results("experiments_test", {"seed": 0}, out_dir=tmp_path / "out")
+
+
+@pytest.fixture()
 def tmp_cache(tmp_path, monkeypatch) -> Path:
     """An empty cache folder for tests that must not see (or pollute) the user's cache."""
     cache = tmp_path / "cache"

@@ -14,11 +14,6 @@ from temporag.methods.ia_rag import build_tables, experiments, retrieval_tables,
 from temporag.notebook.results import Results
 
 
-@pytest.fixture()
-def results(tmp_path) -> Results:
-    return Results("ia_rag_test", {"seed": 0}, out_dir=tmp_path / "out")
-
-
 def _metrics(results: Results) -> dict:
     return json.loads((results.dir / "results.json").read_text())["metrics"]
 

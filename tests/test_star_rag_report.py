@@ -14,12 +14,6 @@ import pytest
 from temporag.answer.readers import ReaderResult
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag import report
-from temporag.notebook.results import Results
-
-
-@pytest.fixture()
-def results(tmp_path):
-    return Results("star_rag", {"profile": "smoke"}, out_dir=tmp_path)
 
 
 def saved(results, key):

@@ -9,12 +9,6 @@ import pytest
 
 from temporag.answer.readers import ReaderResult
 from temporag.methods.tecqa import report
-from temporag.notebook.results import Results
-
-
-@pytest.fixture()
-def results(tmp_path) -> Results:
-    return Results("tecqa", {"seed": 0}, out_dir=tmp_path / "out")
 
 
 def _read(question, answers=(), error=None) -> ReaderResult:

@@ -14,11 +14,6 @@ from temporag.methods.timer4 import experiments
 from temporag.notebook.results import Results
 
 
-@pytest.fixture()
-def results(tmp_path) -> Results:
-    return Results("timer4_test", {"seed": 0}, out_dir=tmp_path / "out")
-
-
 def _metrics(results: Results) -> dict:
     return json.loads((results.dir / "results.json").read_text())["metrics"]
 
