@@ -81,13 +81,22 @@ def test_softmax_pushes_hardest_on_the_negative_that_nearly_outranks_the_positiv
     The pairwise reading weighs the twin 1 : 29 against the positive and hardly above the far one; the
     softmax gives the twin almost all of the negatives' weight."""
     torch = pytest.importorskip("torch")
-    cos = torch.tensor([0.60, 0.55, 0.10, 0.10], requires_grad=True)
-    loss = torch.nn.functional.cross_entropy((cos / train.TEMPERATURE)[None], torch.tensor([0]))
+    values = [0.60, 0.55, 0.10, 0.10]
+    # one question vector [1] and four one-dimensional fact vectors: each fact's cosine is its value
+    facts = torch.tensor([[v] for v in values], requires_grad=True)
+    loss = train.softmax_loss(torch.tensor([[1.0]]), facts, per=4)
     loss.backward()
-    soft = cos.grad.clone()
+    soft = facts.grad[:, 0].clone()
+    # d(-log softmax_0(cos / tau)) / d cos_i = (softmax_i - [i = 0]) / tau, computed apart from torch
+    tau = train.TEMPERATURE
+    weights = [math.exp(v / tau) for v in values]
+    share = [w / sum(weights) for w in weights]
+    assert float(loss) == pytest.approx(-math.log(share[0]), rel=1e-5)
+    expected = [(p - (i == 0)) / tau for i, p in enumerate(share)]
+    assert soft.tolist() == pytest.approx(expected, rel=1e-4, abs=1e-6)
     assert soft[0] < 0 < soft[2] < soft[1]
     assert float(soft[1]) > 0.9 * float(-soft[0])  # the twin carries nearly all of the push
-    cos.grad = None
+    cos = torch.tensor(values, requires_grad=True)
     train.eq8_loss(cos, torch.tensor([1.0, 0.0, 0.0, 0.0]), w_n=1 / 34).backward()
     pair = cos.grad
     assert float(-pair[0]) / float(pair[1]) == pytest.approx(math.exp(0.40) / (math.exp(0.55) / 34), rel=1e-4)
@@ -105,12 +114,11 @@ def test_code_loss_is_an_in_batch_softmax_that_ignores_labels():
     torch = pytest.importorskip("torch")
     q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
     f = torch.tensor([[0.6, 0.8], [1.0, 0.0]])
-    s = q @ f.T  # [[0.6, 1.0], [0.8, 0.0]]
+    # q @ f.T = [[0.6, 1.0], [0.8, 0.0]]: the 1.0 off the diagonal is another pair's positive, a negative
     row = [-math.log(math.exp(0.6) / (math.exp(0.6) + math.exp(1.0))), -math.log(1 / (math.exp(0.8) + 1))]
     col = [-math.log(math.exp(0.6) / (math.exp(0.6) + math.exp(0.8))), -math.log(1 / (math.exp(1.0) + 1))]
     expected = (sum(row) / 2 + sum(col) / 2) / 2
     assert float(train.code_loss(q, f)) == pytest.approx(expected, rel=1e-6)
-    assert float(s[0, 1]) == pytest.approx(1.0)  # every pair, hard negative or not, is its own positive
 
 
 # -- negatives from the train period ------------------------------------------------------------------
