@@ -204,6 +204,16 @@ def test_question_constraint_reads_direction_and_granularity():
     assert question_constraint("Who visited Iraq?") == TimeConstraint("none")
 
 
+
+def test_question_constraint_reads_the_kits_direction_cues():
+    """The direction words come from question.cues: TimeR4's own list read "later than 1899" (a
+    TimeQuestions wording) as "in 1899"."""
+    c = question_constraint("what organization founded later than 1899 was the owner in 2011 of chrysler")
+    assert (c.direction, c.time.iso) == ("after", "1899")
+    assert question_constraint("Who did Iraq host earlier than 2010?").direction == "before"
+    assert question_constraint("Who visited Iraq by 2010?").direction == "before"  # TimeR4's deadline
+
+
 def test_phi_t_eq9_values():
     c = TimeConstraint("before", TimeValue(100, 100, "day"))
     days = np.array([90, 95, 99, 100, 120])  # t_q − t = 10, 5, 1, 0, −20; max over valid = 10

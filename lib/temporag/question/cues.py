@@ -1,10 +1,15 @@
 """The kit's question-cue lexicon: the words that say where in time a question's answer lies.
 
 Every LLM-free reading of a question's wording — the template reader's classifier
-(:mod:`temporag.answer.template_reader`) and TECQA's question-guided chain
-(:mod:`temporag.methods.tecqa.guided`) — reads its ordinal (first / last), its direction (before / after) and
-a "same year / month / day as" clause from these lists.  A cue is a word or a short phrase; matching ignores
-case.
+(:mod:`temporag.answer.template_reader`), TECQA's question-guided chain (:mod:`temporag.methods.tecqa.guided`)
+and TimeR4's before/after constraint (:mod:`temporag.methods.timer4.rerank`) — reads its ordinal
+(first / last), its direction (before / after) and a "same year / month / day as" clause from these lists.
+A cue is a word or a short phrase; matching ignores case.
+
+Word lists kept elsewhere on purpose: STAR-RAG's released code's two lists (``star_rag/time_words.py``, a
+replica of that code), SAR's RE-ORDER words (``sar/search.py``: SAR's own rule for its sub-queries) and
+IA-RAG's T4 cue (``ia_rag/classify.py``: Fig. 6's event-to-event definition, which includes "when",
+"while", "during").
 """
 
 from __future__ import annotations

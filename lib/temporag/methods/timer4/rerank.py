@@ -20,14 +20,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from temporag.question import cues
+from temporag.question.cues import cue_pattern
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 VIOLATION = -100.0
 DEFAULT_MU = 0.8  # μ of Eq. 10; the slides print none, the released code's alpha is 0.8 (HEAD)
 RERANK_MODES = ("eq9", "window", "off")
 
-_AFTER = re.compile(r"\b(after|since|following)\s*(?:the\s+)?$", re.I)
-_BEFORE = re.compile(r"\b(before|until|till|prior\s+to|by)\s*(?:the\s+)?$", re.I)
+# the kit's direction cues right before the date ("after the 2010 ..."); "by 2010" reads as a deadline too
+_AFTER = re.compile(cue_pattern(cues.AFTER).pattern + r"\s*(?:the\s+)?$", re.I)
+_BEFORE = re.compile(cue_pattern((*cues.BEFORE, "by")).pattern + r"\s*(?:the\s+)?$", re.I)
 
 
 @dataclass(frozen=True)
