@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from fakes import fake_llm
 from reference import pagerank_dense, pagerank_plain
+from slices import kg_slice
 from test_star_rag_graph import random_kg
 
-from temporag.data.tkg import TemporalKG
 from temporag.methods import star_rag
 from temporag.methods.base import Retrieval
 from temporag.methods.semantic import top_k_stable
@@ -297,7 +297,7 @@ def test_reader_answers_are_cleaned_and_failures_kept(kg, questions, caplog):
     assert star_rag.prompt_tokens(plain) == 148  # cl100k_base, pinned
 
 
-def kg_slice(kg, picked, limit: int) -> TemporalKG:
+def facts_about(kg, picked, limit: int) -> np.ndarray:
     """Every fact about the entities the picked questions name (at most ``limit``): a real corner of
     MultiTQ, small enough to build its rule graph in the fast suite."""
     named = [
@@ -305,17 +305,14 @@ def kg_slice(kg, picked, limit: int) -> TemporalKG:
         for e, label in enumerate(kg.entity_labels)
         if len(label) > 4 and any(label in q.question for q in picked)
     ]
-    rows = np.flatnonzero(np.isin(kg.s, named) | np.isin(kg.o, named))[:limit]
-    return TemporalKG(
-        kg.s[rows], kg.r[rows], kg.o[rows], kg.t_start[rows], kg.t_end[rows], kg.entities, kg.relations
-    )
+    return np.flatnonzero(np.isin(kg.s, named) | np.isin(kg.o, named))[:limit]
 
 
 @pytest.fixture(scope="module")
 def real_slice(kg, questions):
     """Every fact about the entities two real questions name (at most 1,500)."""
     picked = [next(q for q in questions if q.answer_type == kind) for kind in ("entity", "time")]
-    sub = kg_slice(kg, picked, 1500)
+    sub = kg_slice(kg, facts_about(kg, picked, 1500))
     graph = star_rag.build_rule_graph(sub, star_rag.GraphParams(min_support=0.2, k_type=2))
     return star_rag.StarRAG(sub, graph, stub_semantic(sub), k1=5, k2=4), picked
 
