@@ -80,11 +80,17 @@ def _cmd_reproduce(args) -> int:
         return 130
     print()
     print(runner.summary(outcomes))
+    incomplete = [o.name for o in outcomes if o.status == "incomplete"]
+    if incomplete:
+        print(
+            f"\n{len(incomplete)} notebook(s) incomplete (LLM answers missing): {', '.join(incomplete)} — "
+            "run the same command again once the endpoint answers; only the missing calls are sent",
+            file=sys.stderr,
+        )
     failed = [o.name for o in outcomes if o.status == "failed"]
     if failed:
         print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if failed or incomplete else 0
 
 
 def _cmd_list(args) -> int:

@@ -240,6 +240,8 @@ class Results:
             **{k: now[k] - self._llm_before[k] for k in ("calls", "cached", "failed")},
             # replies the caller could not parse (prose for a list): counted apart, never cached
             "unparsed": now["unparsed"] - self._llm_before["unparsed"],
+            # ... of which a re-run asks again (a served endpoint's): the runner calls the run incomplete
+            "unparsed_pending": now["unparsed_pending"] - self._llm_before["unparsed_pending"],
             "last_error": now["last_error"] if now["failed"] > self._llm_before["failed"] else None,
             # the cost of the run's successful calls (cached ones included), read by `temporag costs`
             **{k: now[k] - self._llm_before[k] for k in ("prompt_tokens", "completion_tokens")},

@@ -4,7 +4,10 @@ A run is current only if it finished: each notebook executes into a staging fold
 folder, which is moved into place (with its run stamp ``_run.json``) only when the notebook ran to the
 end and its LLM calls did not all fail.  A failed or killed run therefore leaves the last complete
 run untouched (a failed run's outputs are kept in ``.<name>.failed/`` beside it for inspection), and
-the next ``reproduce`` re-runs it unless that complete run is current.
+the next ``reproduce`` re-runs it unless that complete run is current.  A run with some LLM answers
+missing (failed calls, a served model's unparsed replies) is published but stamped *incomplete*: never
+current, so the next plain ``reproduce`` runs it again and only the missing calls are sent (the rest
+come from the LLM cache).
 
 A notebook is current when its published folder holds its executed copy, results.json and a run stamp
 whose fingerprint of the inputs (notebook source, parameters, library source, data files, settings) is
@@ -60,7 +63,7 @@ def notebook_path(name: str, notebook_dir: Path | None = None) -> Path:
 @dataclass(frozen=True)
 class RunOutcome:
     name: str
-    status: str  # "ok" | "skipped" | "failed"
+    status: str  # "ok" | "skipped" | "incomplete" (published, LLM answers missing) | "failed"
     seconds: float
     executed: Path | None
     error: str = ""
@@ -194,6 +197,9 @@ def _is_current(out_dir: Path, executed_name: str, source: Path, params: dict) -
             return False
     except (OSError, ValueError, AttributeError):
         return False
+    if recorded.get("status", "ok") != "ok":  # an incomplete run: LLM answers are missing
+        log.info("%s holds an incomplete run (%s): running it again", out_dir, recorded.get("note", ""))
+        return False
     changed = changed_since_stamp(out_dir)
     if changed:
         log.warning(
@@ -228,19 +234,38 @@ def run_counts(results_json: Path) -> str:
     return "; ".join(parts)
 
 
+#: what an incomplete run's note ends with: how it gets complete
+RESUME = (
+    "not current: the next `temporag reproduce` runs it again and sends only the missing calls "
+    "(every answer received is cached)"
+)
+
+
 def _llm_verdict(results_json: Path) -> tuple[str, str]:
-    """("failed", why) when a run's LLM calls all failed, ("", note) otherwise (note on partial failures)."""
+    """("failed", why) when a run's LLM calls all failed; ("incomplete", what is missing) when some
+    failed, or a served endpoint's replies could not be parsed (never cached, so a re-run asks again);
+    ("", "") otherwise.  An incomplete run is published (its numbers are the best there are) but never
+    current, so the next plain ``reproduce`` completes it."""
     data = _read_results(results_json)
     if not data:
         return "", ""
     calls = data.get("llm_calls") or {}
     n, failed = int(calls.get("calls") or 0), int(calls.get("failed") or 0)
+    pending = int(calls.get("unparsed_pending") or 0)
     cause = str(calls.get("last_error") or "").splitlines()[0][:400] if failed else ""
     if n and failed == n:
         return "failed", f"all {n} LLM calls failed, so its reader numbers mean nothing — last error: {cause}"
+    missing = []
     if failed:
-        return "", f"{failed} of {n} LLM calls failed (left out of the reader metrics) — last error: {cause}"
-    return "", ""
+        missing.append(
+            f"{failed} of {n} LLM calls failed (left out of the reader metrics) — last error: {cause}"
+        )
+    if pending:
+        missing.append(
+            f"{pending} repl{'y' if pending == 1 else 'ies'} of the served model could not be parsed "
+            "(not cached)"
+        )
+    return ("incomplete", "; ".join(missing) + f"; {RESUME}") if missing else ("", "")
 
 
 def run_notebook(
@@ -414,13 +439,15 @@ def _run_locked(
         )
     modules = run_modules(staging / "results.json")  # the kit code this run ran: its fingerprint's part
     stamp = fingerprint(source, params, modules)
-    recorded = {**_stamp("ok", stamp, params, seconds, note), "modules": modules, "files": manifest(staging)}
+    status = verdict or "ok"  # "incomplete": published, but not current (see _llm_verdict)
+    recorded = {**_stamp(status, stamp, params, seconds, note), "modules": modules}
+    recorded["files"] = manifest(staging)
     save_json(staging / outputs.STAMP, recorded)
     outputs.publish(staging, out_dir)
     if note:
         log.warning("%s: %s", name, note)
     return RunOutcome(
-        name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note, counts=counts
+        name, status, seconds, out_dir / executed_name, output_dir=out_dir, note=note, counts=counts
     )
 
 
@@ -454,7 +481,7 @@ def _stamp(status: str, fingerprint: str, params: dict, seconds: float, note: st
         "seconds": round(seconds, 1),
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "note": note,
-        **({"error": error.strip()[-2000:]} if status != "ok" else {}),
+        **({"error": error.strip()[-2000:]} if status == "failed" else {}),
     }
 
 
@@ -511,4 +538,6 @@ def summary(outcomes: list[RunOutcome]) -> str:
             lines.append(f"    this run's outputs: {o.kept} (the last complete run, if any, is unchanged)")
         if o.note:
             lines.append("    note: " + o.note[:300])
+            if o.status == "incomplete" and RESUME not in o.note[:300]:  # a long last error cut it off
+                lines.append("    " + RESUME)
     return "\n".join(lines)
