@@ -13,6 +13,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from temporag import oserrors
 from temporag.batch.jobs import Job, run_in_child
 from temporag.run.progress import Printer
 from temporag.run.runner import RunOutcome
@@ -49,10 +50,13 @@ def run_one(job: Job, index: int, printer: Printer, in_process: bool) -> RunOutc
     printer.line(index, job.label, "started")
     on_cell = lambda done, of, s: printer.cell(index, job.label, done, of, s)
     on_progress = lambda text: printer.progress(index, job.label, text)
-    if in_process:
-        outcome = job.run_here(on_cell, on_progress)
-    else:
-        outcome = run_in_child(job, log_file(job), lambda e: on_event(printer, index, job, e))
+    try:
+        if in_process:
+            outcome = job.run_here(on_cell, on_progress)
+        else:
+            outcome = run_in_child(job, log_file(job), lambda e: on_event(printer, index, job, e))
+    except OSError as exc:  # e.g. its log file on a full disk: this job fails, named; the batch goes on
+        outcome = RunOutcome(job.notebook, "failed", 0.0, None, oserrors.describe(exc, job.runs_dir))
     report(printer, index, job, outcome)
     return outcome
 

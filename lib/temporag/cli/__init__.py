@@ -30,9 +30,10 @@ INTERRUPTED = (
 
 
 def _cmd_reproduce(args) -> int:
-    from temporag import batch  # lazy: keeps `temporag --help` fast
+    from temporag import batch, oserrors  # lazy: keeps `temporag --help` fast
+    from temporag.batch.dask_engine import SchedulerUnreachable  # lazy: keeps `temporag --help` fast
     from temporag.batch.grid import GridError, expand  # lazy: keeps `temporag --help` fast
-    from temporag.run import runner
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
@@ -72,8 +73,11 @@ def _cmd_reproduce(args) -> int:
             raise
         print(f"the {args.engine} engine needs {exc.name}: pip install -e '.[batch]'", file=sys.stderr)
         return 2
-    except (OSError, TimeoutError) as exc:  # a scheduler that cannot be reached
-        print(f"cannot reach the Dask scheduler at {args.address}: {exc}", file=sys.stderr)
+    except SchedulerUnreachable as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except OSError as exc:  # not a job's (the runner names those in its outcome): say what and where
+        print(f"temporag reproduce: {oserrors.describe(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # one line, not the traceback of every frame it came through
         print(INTERRUPTED, file=sys.stderr)

@@ -26,13 +26,14 @@ import datetime as _dt
 import json
 import logging
 import os
+import shutil
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag import __version__
+from temporag import __version__, oserrors
 from temporag.cache import content_hash, file_sha256, save_json
 from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
 from temporag.methods import registry
@@ -289,6 +290,7 @@ def run_notebook(
     except ParameterError as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
+    t0 = time.perf_counter()
     try:
         with outputs.hold(out_dir, wait_s):
             return _run_locked(
@@ -297,6 +299,14 @@ def run_notebook(
     except outputs.OutputLocked as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
+    except BaseException as exc:
+        shutil.rmtree(outputs.staging_dir(out_dir), ignore_errors=True)  # this process's, half-written
+        if not isinstance(exc, OSError):  # Ctrl-C, a bug: the caller says what happened
+            raise
+        # a full disk or a read-only folder: named as what it is, with its path; the batch goes on
+        error = oserrors.describe(exc, out_dir)
+        log.error("%s: %s", name, error)
+        return RunOutcome(name, "failed", time.perf_counter() - t0, None, error, out_dir)
 
 
 def _prepare(
@@ -348,6 +358,7 @@ def current_run(
         source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except (ParameterError, OSError, ValueError):
         return None
+    outputs.sweep_stale(out_dir)  # a skipped run takes no lock, so recover() never sees what was left
     executed = f"{name}.ipynb"
     if _is_current(out_dir, executed, source, {**parameters, "output_dir": str(out_dir)}):
         return RunOutcome(name, "skipped", 0.0, out_dir / executed, output_dir=out_dir)

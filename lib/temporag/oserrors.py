@@ -1,0 +1,36 @@
+"""An operating-system error as one line that says what it is and where: a full disk is "disk full",
+never a bare ``[Errno 28]`` under some other heading (a full disk once read "cannot reach the Dask
+scheduler at None")."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+#: errno → (what it is, what to do); the rest are named by their strerror and errno name
+KNOWN = {
+    errno.ENOSPC: ("disk full", "free space on that file system (df -h) and run the same command again"),
+    errno.EDQUOT: ("disk quota exceeded", "free space or raise the quota, then run the same command again"),
+    errno.EROFS: ("read-only file system", "choose a writable folder (--runs-dir, -p output_dir=...)"),
+    errno.EACCES: ("permission denied", "make the folder writable, or choose another"),
+    errno.EPERM: ("operation not permitted", "make the folder writable, or choose another"),
+    errno.EIO: ("input/output error (a failing disk or network mount?)", "check the device, then run again"),
+    errno.EMFILE: ("too many open files", "raise the limit (ulimit -n) or run fewer jobs at once (-j)"),
+}
+
+
+def errno_name(exc: OSError) -> str:
+    return errno.errorcode.get(exc.errno or 0, "") if isinstance(exc.errno, int) else ""
+
+
+def describe(exc: OSError, where: Path | str | None = None, doing: str = "writing") -> str:
+    """``disk full (ENOSPC) writing /runs/smoke/.tour.staging-12/_run.json: free space on that file
+    system (df -h) and run the same command again``.  ``where`` names the path when the error does
+    not (a write on an open file carries none)."""
+    path = exc.filename or where
+    what, fix = KNOWN.get(exc.errno or 0, (exc.strerror or str(exc) or type(exc).__name__, ""))
+    name = errno_name(exc)
+    line = f"{what}{f' ({name})' if name else ''} {doing} {path}" if path else f"{what} ({name or exc})"
+    if exc.filename2:
+        line += f" → {exc.filename2}"
+    return f"{line}: {fix}" if fix else line

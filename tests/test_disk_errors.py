@@ -1,0 +1,92 @@
+"""A full disk (or any OS error) is named as what it is, with its path, and the summary is still printed;
+staging folders left by processes that are gone are removed by the next run, and only those.
+
+Real papermill runs of the tiny ``slow`` notebook of test_runner_reliability; the full disk is a
+monkeypatched write raising ``OSError(ENOSPC)`` (the runner writes in this process with ``-j 1``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+
+import pytest
+from test_runner_reliability import SLOW, _notebook
+
+from temporag import cli, oserrors
+from temporag.notebook import outputs
+from temporag.run import runner
+
+
+@pytest.fixture()
+def nbs(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    _notebook(folder / "slow.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
+    return folder
+
+
+def _disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as a write on an open file raises it: no path
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_named_with_its_folder_and_the_summary_printed(nbs, tmp_path, monkeypatch, capsys):
+    runs = tmp_path / "runs"
+    monkeypatch.setattr(runner, "save_json", _disk_full)  # the run stamp's write hits a full disk
+    rc = cli.main(["reproduce", "-n", "slow", "--notebook-dir", str(nbs), "--runs-dir", str(runs)])
+    out, err = capsys.readouterr()
+    folder = runs / "smoke" / "slow"
+    named = f"disk full (ENOSPC) writing {folder}: free space on that file system (df -h)"
+    assert rc == 1 and "Dask" not in out + err
+    assert "notebook      status    seconds  output" in out  # the summary table, with the cause
+    assert f"    {named}" in out and "1 notebook(s) failed: slow" in err
+    assert not folder.exists() and not list(folder.parent.glob(".slow.staging-*"))  # nothing half-written
+
+
+def test_os_errors_say_what_they_are_and_where(tmp_path):
+    assert oserrors.describe(OSError(errno.ENOSPC, "No space left on device", "/r/x.json")) == (
+        "disk full (ENOSPC) writing /r/x.json: free space on that file system (df -h) and run the same "
+        "command again"
+    )
+    assert oserrors.describe(OSError(errno.EROFS, "Read-only file system"), tmp_path).startswith(
+        f"read-only file system (EROFS) writing {tmp_path}: choose a writable folder"
+    )
+    assert oserrors.describe(OSError(errno.ENOTDIR, "Not a directory", "/a/b")) == (
+        "Not a directory (ENOTDIR) writing /a/b"
+    )
+
+
+def _gone_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.mark.slow
+def test_staging_left_by_dead_processes_is_removed_by_the_next_run_only_when_they_are_gone(
+    nbs, tmp_path, capsys
+):
+    dirs = {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
+    kill = tmp_path / "out" / "kill"
+    [first] = runner.reproduce(["slow"], **dirs)
+    [mine] = runner.reproduce(["slow"], extra={"output_dir": str(kill)}, **dirs)
+    assert (first.status, mine.status) == ("ok", "ok")
+    smoke = dirs["runs_dir"] / "smoke"
+    dead, alive = _gone_pid(), os.getppid()  # the test runner's parent lives on
+    left = [smoke / f".slow.staging-{dead}", kill.parent / f".kill.staging-{dead}"]
+    live = [smoke / f".slow.staging-{alive}", kill.parent / f".kill.staging-{alive}"]
+    for folder in left + live:
+        folder.mkdir()
+        (folder / "results.json").write_text("{}")
+    [again] = runner.reproduce(["slow"], **dirs)  # current: skipped, no kernel started
+    # the command line looks before it locks (batch.jobs.Job.current): a current run starts nothing
+    argv = ["reproduce", "-n", "slow", "--notebook-dir", str(nbs), "--runs-dir", str(dirs["runs_dir"])]
+    assert cli.main([*argv, "-p", f"output_dir={kill}"]) == 0
+    assert again.status == "skipped"
+    assert [p.exists() for p in left] == [False, False]
+    assert [p.exists() for p in live] == [True, True]  # a live process's folder is never touched
+    assert outputs.sweep_stale(kill) == []
+    assert "skipped" in capsys.readouterr().out
