@@ -489,7 +489,7 @@ def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
 def test_headline_carries_the_failed_count_beside_an_llm_number(tmp_path):
     """"SAR Hits@1 — LLM 0.0, n 6" read as six wrong answers; 5 of its 6 calls had failed."""
     from temporag.methods.sar import report
-    from temporag.results import Results
+    from temporag.notebook.results import Results
 
     results = Results("sar", {"seed": 0}, out_dir=tmp_path / "out")
     results.metric("table1/SAR/llm/Overall", 0.0, paper=0.782, n=6, failed=5, reader="LLM policy")

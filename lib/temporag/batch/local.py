@@ -30,6 +30,8 @@ def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
     printer.line(index, job.label, f"{outcome.shown} {outcome.seconds:.1f} s{where}")
     if outcome.note:
         printer.line(index, job.label, f"note: {outcome.note}")
+    for heal in outcome.healed:
+        printer.line(index, job.label, f"healed: {heal}")
     if outcome.status == "failed" and outcome.error:
         printer.line(index, job.label, "error: " + outcome.error.strip().splitlines()[-1][:300])
 

@@ -72,6 +72,7 @@ class RunOutcome:
     note: str = ""  # e.g. "2 of 6 LLM calls failed"
     kept: Path | None = None  # a failed run's outputs, beside (never in) output_dir
     counts: str = ""  # what the run warned about, e.g. "data mismatch: full.txt; 6/10 LLM calls failed"
+    healed: tuple[str, ...] = ()  # cache repairs the run made (a damaged entry rebuilt, answers salvaged)
 
     @property
     def shown(self) -> str:
@@ -85,7 +86,8 @@ class RunOutcome:
     @classmethod
     def from_dict(cls, data: dict) -> RunOutcome:
         paths = {"executed", "output_dir", "kept"}
-        return cls(**{k: Path(v) if k in paths and v is not None else v for k, v in data.items()})
+        fields = {k: Path(v) if k in paths and v is not None else v for k, v in data.items()}
+        return cls(**{**fields, "healed": tuple(fields.get("healed") or ())})
 
 
 def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
@@ -232,7 +234,16 @@ def run_counts(results_json: Path) -> str:
         parts.append(f"{failed}/{n} LLM calls failed")
     if unparsed:
         parts.append(f"{unparsed} unparsed repl{'y' if unparsed == 1 else 'ies'}")
+    healed = run_heals(results_json)
+    if healed:
+        parts.append(f"{len(healed)} cache repair{'' if len(healed) == 1 else 's'}")
     return "; ".join(parts)
+
+
+def run_heals(results_json: Path) -> tuple[str, ...]:
+    """The cache repairs a run's kernel made (``cache_heals`` in results.json), each one line."""
+    healed = _read_results(results_json).get("cache_heals") or []
+    return tuple(str(h) for h in healed) if isinstance(healed, list) else ()
 
 
 #: what an incomplete run's note ends with: how it gets complete
@@ -426,6 +437,7 @@ def _run_locked(
     seconds = time.perf_counter() - t0
     verdict, note = ("failed", "") if error else _llm_verdict(staging / "results.json")
     counts = run_counts(staging / "results.json")
+    healed = run_heals(staging / "results.json")
     if (staging / executed_name).exists():  # no machine path in any notebook a run leaves
         final = outputs.failed_dir(out_dir) if verdict == "failed" else out_dir
         committed = verdict != "failed" and outputs.is_committed_run(
@@ -447,6 +459,7 @@ def _run_locked(
             out_dir,
             kept=kept,
             counts=counts,
+            healed=healed,
         )
     modules = run_modules(staging / "results.json")  # the kit code this run ran: its fingerprint's part
     stamp = fingerprint(source, params, modules)
@@ -458,7 +471,14 @@ def _run_locked(
     if note:
         log.warning("%s: %s", name, note)
     return RunOutcome(
-        name, status, seconds, out_dir / executed_name, output_dir=out_dir, note=note, counts=counts
+        name,
+        status,
+        seconds,
+        out_dir / executed_name,
+        output_dir=out_dir,
+        note=note,
+        counts=counts,
+        healed=healed,
     )
 
 
@@ -534,6 +554,8 @@ def reproduce(
         print(f"[{outcome.shown:>7}] {name:<12} {outcome.seconds:7.1f}s{where}", flush=True)
         if outcome.note:
             print(f"          note: {outcome.note}", flush=True)
+        for heal in outcome.healed:
+            print(f"          healed: {heal}", flush=True)
         outcomes.append(outcome)
     return outcomes
 
@@ -547,6 +569,7 @@ def summary(outcomes: list[RunOutcome]) -> str:
             lines.append("    " + o.error.strip().splitlines()[-1][:300])
         if o.kept:
             lines.append(f"    this run's outputs: {o.kept} (the last complete run, if any, is unchanged)")
+        lines += [f"    healed: {h}" for h in o.healed]  # each one line, bounded where it is made
         if o.note:
             lines.append("    note: " + o.note[:300])
             if o.status == "incomplete" and RESUME not in o.note[:300]:  # a long last error cut it off
