@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag import __version__, oserrors
+from temporag import __version__, kernel_log, oserrors
 from temporag.cache import content_hash, file_sha256, save_json
 from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
 from temporag.methods import registry
@@ -404,8 +404,10 @@ def _run_locked(
     progress = {}
     if on_cell is not None:
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
-    watching = contextlib.ExitStack()  # the kernel's progress bars, read from a side-channel file
-    if on_progress is not None:
+    watching = contextlib.ExitStack()
+    kernel_log_file = kernel_log.log_path(out_dir)  # the kernel process's own streams: not the console
+    kernel_streams = watching.enter_context(open(kernel_log_file, "w", encoding="utf-8"))
+    if on_progress is not None:  # the kernel's progress bars, read from a side-channel file
         watching.enter_context(watch(on_progress))
     try:
         for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
@@ -419,6 +421,7 @@ def _run_locked(
                     cwd=str(source.parent),
                     start_timeout=kernel_start_timeout(),
                     **progress,
+                    kernel_manager_class=kernel_log.manager_class(kernel_streams),
                 )
                 break
             except RuntimeError as exc:
@@ -427,6 +430,9 @@ def _run_locked(
                 log.warning("%s: its kernel died while starting (no cell ran); starting another", name)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
+        if "DeadKernelError" in error or "Kernel died" in error:  # what the kernel said last
+            last = kernel_log.tail(kernel_log_file)
+            error += f"\nthe kernel's own output ({kernel_log_file}), last lines:\n{last}"
     finally:
         watching.close()
         for key, value in env_before.items():
