@@ -90,3 +90,24 @@ def test_staging_left_by_dead_processes_is_removed_by_the_next_run_only_when_the
     assert [p.exists() for p in live] == [True, True]  # a live process's folder is never touched
     assert outputs.sweep_stale(kill) == []
     assert "skipped" in capsys.readouterr().out
+
+
+def test_ctrl_c_prints_the_summary_of_what_finished(nbs, tmp_path, monkeypatch, capsys):
+    from temporag.batch.jobs import Job
+
+    _notebook(nbs / "other.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
+    first = runner.RunOutcome("slow", "ok", 1.5, None, output_dir=tmp_path / "runs" / "smoke" / "slow")
+
+    def run_here(job, on_cell=None, on_progress=None):  # no kernel: the first finishes, then Ctrl-C
+        if job.notebook == "slow":
+            return first
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Job, "run_here", run_here)
+    argv = ["reproduce", "-n", "slow", "-n", "other", "--notebook-dir", str(nbs)]
+    assert cli.main([*argv, "--runs-dir", str(tmp_path / "runs")]) == 130
+    out, err = capsys.readouterr()
+    table = "notebook      status    seconds  output\nslow          ok            1.5  "
+    assert f"{table}{first.output_dir}" in out
+    assert "other  " not in out.split("notebook      status")[1]  # it did not finish: not in the table
+    assert err.startswith("interrupted (Ctrl-C)")

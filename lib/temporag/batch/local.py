@@ -26,6 +26,7 @@ def log_file(job: Job) -> Path:
 
 def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
     """The closing line(s) of one job."""
+    printer.finished[index] = outcome
     where = f" → {outcome.output_dir}" if outcome.output_dir else ""
     printer.line(index, job.label, f"{outcome.shown} {outcome.seconds:.1f} s{where}")
     if outcome.note:

@@ -64,9 +64,20 @@ def _cmd_reproduce(args) -> int:
         jobs = batch.plan(names, args.profile or "smoke", dict(args.param or []), **where, **options)
     how = f"{args.engine} engine" + (f" at {args.address}" if args.address else "")
     print(f"{len(jobs)} job(s), {args.jobs} at a time, {how}", flush=True)
+    printer = batch.Printer(len(jobs))
+
+    def finished() -> str:  # the summary of the jobs that ended, when the batch itself could not
+        done = [printer.finished[i] for i in sorted(printer.finished)]
+        return f"\n{runner.summary(done)}" if done else ""
+
     try:
         outcomes = batch.run(
-            jobs, engine=args.engine, n_jobs=args.jobs, address=args.address, worker_cache=args.worker_cache
+            jobs,
+            engine=args.engine,
+            n_jobs=args.jobs,
+            address=args.address,
+            worker_cache=args.worker_cache,
+            printer=printer,
         )
     except ImportError as exc:
         if exc.name not in ("dask", "distributed"):
@@ -77,9 +88,11 @@ def _cmd_reproduce(args) -> int:
         print(exc, file=sys.stderr)
         return 2
     except OSError as exc:  # not a job's (the runner names those in its outcome): say what and where
+        print(finished())
         print(f"temporag reproduce: {oserrors.describe(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # one line, not the traceback of every frame it came through
+        print(finished())
         print(INTERRUPTED, file=sys.stderr)
         return 130
     print()
