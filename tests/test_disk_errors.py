@@ -111,3 +111,38 @@ def test_ctrl_c_prints_the_summary_of_what_finished(nbs, tmp_path, monkeypatch, 
     assert f"{table}{first.output_dir}" in out
     assert "other  " not in out.split("notebook      status")[1]  # it did not finish: not in the table
     assert err.startswith("interrupted (Ctrl-C)")
+
+
+# A cell meets a full disk: what the kernel's traceback quotes is named on the summary's error line.
+FULL = """
+import errno, os
+raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.path.join(output_dir, "predictions.json"))
+"""
+
+
+@pytest.mark.slow
+def test_a_full_disk_inside_a_cell_is_named_on_the_summary_line(nbs, tmp_path):
+    _notebook(nbs / "full.ipynb", FULL, 'profile = "smoke"\noutput_dir = None')
+    [outcome] = runner.reproduce(
+        ["full"], notebook_dir=nbs, figures_dir=tmp_path / "figures", runs_dir=tmp_path / "runs"
+    )
+    staging = tmp_path / "runs" / "smoke" / f".full.staging-{os.getpid()}"
+    assert outcome.status == "failed"
+    assert outcome.error.splitlines()[-1] == (
+        f"disk full (ENOSPC) writing {staging}/predictions.json: free space on that file system (df -h) "
+        "and run the same command again"
+    )
+    assert outcome.error.splitlines()[-1] in runner.summary([outcome])
+
+
+def test_os_errors_quoted_in_a_traceback_are_named():
+    text = "Traceback ...\nOSError: [Errno 28] No space left on device: '/r/.t.staging-9/x.json'\n"
+    assert oserrors.from_text(text) == (
+        "disk full (ENOSPC) writing /r/.t.staging-9/x.json: free space on that file system (df -h) and run "
+        "the same command again"
+    )
+    assert oserrors.from_text("OSError: [Errno 28] No space left on device", "/r/t").startswith(
+        "disk full (ENOSPC) writing /r/t:"
+    )
+    assert oserrors.from_text("FileNotFoundError: [Errno 2] No such file or directory: 'x'") is None
+    assert oserrors.from_text("ValueError: unlucky value") is None

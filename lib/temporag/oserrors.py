@@ -5,6 +5,7 @@ scheduler at None")."""
 from __future__ import annotations
 
 import errno
+import re
 from pathlib import Path
 
 #: errno → (what it is, what to do); the rest are named by their strerror and errno name
@@ -34,3 +35,18 @@ def describe(exc: OSError, where: Path | str | None = None, doing: str = "writin
     if exc.filename2:
         line += f" → {exc.filename2}"
     return f"{line}: {fix}" if fix else line
+
+
+_TRACED = re.compile(r"\[Errno (\d+)\] ([^\n:]+)(?::\s*'([^'\n]+)')?")
+
+
+def from_text(text: str, where: Path | str | None = None) -> str | None:
+    """The :func:`describe` line of the last OS error quoted in ``text`` (a notebook cell's traceback, as
+    ``[Errno 28] No space left on device: '/path'``) when it is one :data:`KNOWN` names, else None."""
+    found = list(_TRACED.finditer(text or ""))
+    if not found:
+        return None
+    number, strerror, path = found[-1].groups()
+    if int(number) not in KNOWN:
+        return None
+    return describe(OSError(int(number), strerror.strip(), path), where)

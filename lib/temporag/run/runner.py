@@ -430,6 +430,9 @@ def _run_locked(
                 log.warning("%s: its kernel died while starting (no cell ran); starting another", name)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
+        named = oserrors.from_text(error, staging)  # a full disk met inside a cell, named as such
+        if named:
+            error += f"\n{named}"
         if "DeadKernelError" in error or "Kernel died" in error:  # what the kernel said last
             last = kernel_log.tail(kernel_log_file)
             error += f"\nthe kernel's own output ({kernel_log_file}), last lines:\n{last}"
