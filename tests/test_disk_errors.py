@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import subprocess
 import sys
 
@@ -146,3 +147,55 @@ def test_os_errors_quoted_in_a_traceback_are_named():
     )
     assert oserrors.from_text("FileNotFoundError: [Errno 2] No such file or directory: 'x'") is None
     assert oserrors.from_text("ValueError: unlucky value") is None
+
+
+def _not_json(*args, **kwargs):
+    raise ValueError("Notebook does not appear to be JSON: '{\\n \"cells\": [...'")
+
+
+@pytest.mark.slow
+def test_a_file_cut_short_on_a_full_disk_names_the_full_disk(nbs, tmp_path, monkeypatch):
+    """papermill's save of the executed notebook can leave it cut short with no error (seen on a full
+    tmpfs): what fails later is reading it, and the cause to name is the disk."""
+    dirs = {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
+    monkeypatch.setattr(runner, "finish_notebook", _not_json)
+    with pytest.raises(ValueError, match="does not appear to be JSON"):  # a bug stays a bug
+        runner.reproduce(["slow"], **dirs)
+    full = shutil._ntuple_diskusage(1 << 20, (1 << 20) - 4096, 4096)  # what a full disk reports
+    monkeypatch.setattr(oserrors.shutil, "disk_usage", lambda path: full)
+    [outcome] = runner.reproduce(["slow"], **dirs)
+    assert outcome.status == "failed"
+    assert outcome.error == (
+        f"disk full (ENOSPC?): 4,096 bytes free on the file system of {dirs['runs_dir'] / 'smoke'} "
+        "(ValueError: Notebook does not appear to be JSON: '{\\n \"cells\": [...'): free space on that "
+        "file system (df -h) and run the same command again"
+    )
+    assert not list((dirs["runs_dir"] / "smoke").glob(".slow.staging-*"))
+
+
+@pytest.fixture()
+def tiny_disk(tmp_path):
+    """A 200 KiB tmpfs filled to its last 8 KiB (only where this process may mount: root, Linux)."""
+    where = tmp_path / "tiny"
+    where.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(where)], capture_output=True
+    )
+    if os.geteuid() != 0 or mounted.returncode != 0:
+        pytest.skip("a real full disk needs a tmpfs this process can mount")
+    try:
+        (where / "filler").write_bytes(b"\0" * (192 * 1024))
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+@pytest.mark.slow
+def test_a_real_full_disk_is_named_and_the_summary_printed(nbs, tiny_disk, capsys):
+    rc = cli.main(["reproduce", "-n", "slow", "--notebook-dir", str(nbs), "--runs-dir", str(tiny_disk)])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "1 notebook(s) failed: slow" in err
+    [line] = [x for x in out.splitlines() if x.startswith("    ")]  # the summary's error line
+    assert line.lstrip().startswith("disk full (ENOSPC"), line
+    assert "free space on that file system (df -h)" in line
+    assert not list((tiny_disk / "smoke").glob(".slow.staging-*"))

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import errno
 import re
+import shutil
 from pathlib import Path
+
+#: below this many free bytes a file system is taken as full: a run's smallest write (its stamp, the
+#: executed notebook) needs more, and some writers swallow the ENOSPC (papermill's saves of the executed
+#: notebook left one cut short, with no error, on a 200 KiB tmpfs filled to the last 8 KiB)
+FULL_BELOW = 256 * 1024
 
 #: errno → (what it is, what to do); the rest are named by their strerror and errno name
 KNOWN = {
@@ -50,3 +56,21 @@ def from_text(text: str, where: Path | str | None = None) -> str | None:
     if int(number) not in KNOWN:
         return None
     return describe(OSError(int(number), strerror.strip(), path), where)
+
+
+def full_disk(path: Path | str, symptom: str = "") -> str | None:
+    """"disk full (ENOSPC?) …" when the file system holding ``path`` (or its nearest existing parent)
+    has less than :data:`FULL_BELOW` bytes free, else None: the cause to name when a run's files come out
+    cut short or unreadable with no error of their own (``symptom``: what it showed as)."""
+    path = Path(path)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        free = shutil.disk_usage(path).free
+    except OSError:
+        return None
+    if free >= FULL_BELOW:
+        return None
+    what, fix = KNOWN[errno.ENOSPC]
+    seen = f" ({symptom})" if symptom else ""
+    return f"{what} (ENOSPC?): {free:,} bytes free on the file system of {path}{seen}: {fix}"

@@ -312,10 +312,13 @@ def run_notebook(
         return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
     except BaseException as exc:
         shutil.rmtree(outputs.staging_dir(out_dir), ignore_errors=True)  # this process's, half-written
-        if not isinstance(exc, OSError):  # Ctrl-C, a bug: the caller says what happened
+        # a write that failed silently shows later as a file cut short (a notebook that is not JSON)
+        seen = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:120]}"
+        full = oserrors.full_disk(out_dir, seen) if isinstance(exc, Exception) else None
+        if not isinstance(exc, OSError) and full is None:  # Ctrl-C, a bug: the caller says what happened
             raise
         # a full disk or a read-only folder: named as what it is, with its path; the batch goes on
-        error = oserrors.describe(exc, out_dir)
+        error = oserrors.describe(exc, out_dir) if isinstance(exc, OSError) else str(full)
         log.error("%s: %s", name, error)
         return RunOutcome(name, "failed", time.perf_counter() - t0, None, error, out_dir)
 
