@@ -16,9 +16,9 @@ import sys
 import pytest
 from test_runner_reliability import SLOW, _notebook
 
-from temporag import cli, oserrors
+from temporag import cli
 from temporag.notebook import outputs
-from temporag.run import runner
+from temporag.run import oserrors, runner
 
 
 @pytest.fixture()

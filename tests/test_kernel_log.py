@@ -10,7 +10,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from temporag.kernel_log import log_path
+from temporag.run.kernel_log import log_path
 from temporag.run.runner import reproduce
 
 # After its shutdown request a kernel writes to its process's stderr, as ipykernel's zmq tracebacks

@@ -121,7 +121,7 @@ def test_killed_first_run_publishes_nothing_and_is_rerun(dirs, tmp_path):
     assert json.loads((final / "results.json").read_text()) == {"value": 7, "complete": True}
     assert json.loads((final / "_run.json").read_text())["finished"]
     # the killed run's staging folder is gone; nothing but the folder, its lock file and its kernel's log
-    # (temporag.kernel_log) is left beside it
+    # (temporag.run.kernel_log) is left beside it
     assert sorted(p.name for p in final.parent.iterdir()) == [".slow.kernel.log", ".slow.lock", "slow"]
 
 

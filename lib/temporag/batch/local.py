@@ -13,8 +13,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from temporag import oserrors
 from temporag.batch.jobs import Job, run_in_child
+from temporag.run import oserrors
 from temporag.run.progress import Printer
 from temporag.run.runner import RunOutcome
 

@@ -33,13 +33,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporag import __version__, kernel_log, oserrors
+from temporag import __version__
 from temporag.cache import content_hash, file_sha256, save_json
 from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
 from temporag.methods import registry
 from temporag.notebook import outputs
 from temporag.notebook.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.notebook.params import ParameterError, check_given
+from temporag.run import kernel_log, oserrors
 from temporag.run.executed import finish_notebook
 from temporag.run.progress import engine_name, watch
 
