@@ -34,6 +34,19 @@ from temporag.run.runner import RunOutcome, run_counts, summary
             "TEMPORAG_LLM_BASE_URL='localhost:8000' is not an http(s) URL",
         ),
         ("TEMPORAG_KERNEL_START_TIMEOUT", "soon", "TEMPORAG_KERNEL_START_TIMEOUT='soon' is not a number > 0"),
+        # a setting whose unset value means something says what (README: 16), never "default unset"
+        (
+            "TEMPORAG_LLM_CONCURRENCY",
+            "0",
+            "TEMPORAG_LLM_CONCURRENCY='0' is not an integer ≥ 1 (requests in flight to a served endpoint); "
+            "default 16 (the embedded model: 1)",
+        ),
+        (
+            "TEMPORAG_LLM_RETRY_BUDGET",
+            "soon",
+            "TEMPORAG_LLM_RETRY_BUDGET='soon' is not a number ≥ 0 (seconds of failed attempts before the "
+            "breaker opens); default 2 × TEMPORAG_LLM_TIMEOUT",
+        ),
     ],
 )
 def test_every_setting_is_checked_in_one_line(monkeypatch, capsys, name, value, message):

@@ -484,3 +484,24 @@ def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
     sweep.loc[0, ["reader_hits", "reader_failed"]] = (0.5, 1)
     shown = [line.get_label() for line in report.fig_k(sweep, {}).axes[0].get_lines()]
     assert "Hits@1, LLM reader on SEARCH evidence (sample) n=2, 1 failed calls left out" in shown
+
+
+def test_headline_carries_the_failed_count_beside_an_llm_number(tmp_path):
+    """"SAR Hits@1 — LLM 0.0, n 6" read as six wrong answers; 5 of its 6 calls had failed."""
+    from temporag.methods.sar import report
+    from temporag.notebook.results import Results
+
+    results = Results("sar", {"seed": 0}, out_dir=tmp_path / "out")
+    results.metric("table1/SAR/llm/Overall", 0.0, paper=0.782, n=6, failed=5, reader="LLM policy")
+    results.metric("table1/SAR/offline/Overall", 0.8, paper=0.782, n=6, failed=0, reader="offline")
+    results.metric("latency/search_p50_ms", 12.0)
+    table = report.headline(results, model="stub")
+    assert list(table.columns) == ["number", "kit", "paper", "n", "failed", "reader / policy"]
+    rows = {r["number"]: (r["kit"], r["n"], r["failed"]) for r in table.to_dict("records")}
+    assert rows["SAR Hits@1 — LLM policy, stub"] == (0.0, 6, 5)
+    assert rows["SAR Hits@1 — offline policy + template reader (no LLM)"] == (0.8, 6, 0)
+    assert rows["one SEARCH p50 (ms, target 20)"][1:] == ("", "")  # no count recorded: blank
+    results.table("headline", table, "Headline numbers.")
+    csv = (tmp_path / "out" / "headline.csv").read_text()
+    assert '"SAR Hits@1 — LLM policy, stub",0.0,0.782,6,5,LLM policy' in csv
+    assert '"one SEARCH p50 (ms, target 20)",12.0,,,,' in csv

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,6 +37,33 @@ SIDECAR = ".sha256"
 
 class CacheEntryError(RuntimeError):
     """A cache entry could not be read; it has been removed, so running again rebuilds it."""
+
+
+# -- what this process repaired ------------------------------------------------------------------------
+# A heal is said in the log of the process that made it — inside a notebook that is a cell's output, out
+# of sight of `temporag reproduce`.  So each is noted here too: Results records them in results.json
+# (``cache_heals``) and the runner's summary shows them on the console.
+_HEALS: list[str] = []
+_HEALS_LOCK = threading.Lock()
+
+
+def record_heal(what: str) -> None:
+    """Note one repair of a cache (a damaged entry removed and rebuilt, a database moved aside)."""
+    with _HEALS_LOCK:
+        _HEALS.append(what)
+
+
+def heals() -> list[str]:
+    """Every repair this process made, in order."""
+    with _HEALS_LOCK:
+        return list(_HEALS)
+
+
+def _cache_relative(path: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(get_settings().cache_dir.resolve()).as_posix()
+    except (ValueError, OSError):
+        return str(path)
 
 
 def content_hash(*parts: Any) -> str:
@@ -180,6 +208,7 @@ def discard(path: str | Path, problem: str) -> None:
     """Remove an invalid entry (and its sidecar), saying which file and why, so it gets rebuilt."""
     path = Path(path)
     log.warning("cache entry %s is invalid (%s); removed, it will be rebuilt", path, problem)
+    record_heal(f"cache entry {_cache_relative(path)} was invalid ({problem[:160]}): removed and rebuilt")
     _VERIFIED.pop(str(path), None)
     for p in (path, sidecar_path(path)):
         try:
@@ -302,6 +331,8 @@ def load_npy(path: str | Path, check: Callable[[np.ndarray], str | None] | None 
     try:
         data = path.read_bytes()
     except FileNotFoundError:
+        if sidecar_path(path).exists():  # written after its entry: the entry was removed since
+            record_heal(f"cache entry {_cache_relative(path)} was missing (its hash remained): rebuilt")
         return None
     problem = _check_bytes(path, data)
     array = None
@@ -435,5 +466,6 @@ def check_folder(folder: str | Path) -> bool:
                 log.debug("could not record the hashes of %s: %s", folder, exc)
         return True
     log.warning("cache entry %s is invalid (%s); removed, it will be rebuilt", folder, problem)
+    record_heal(f"cache entry {_cache_relative(folder)} was invalid ({problem[:160]}): removed and rebuilt")
     shutil.rmtree(folder, ignore_errors=True)
     return False

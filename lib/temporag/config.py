@@ -46,10 +46,15 @@ def _env_flag(name: str) -> bool:
 
 
 def _env_number(
-    name: str, default: str | None, kind: type = float, minimum: float = 0, what: str = ""
+    name: str,
+    default: str | None,
+    kind: type = float,
+    minimum: float = 0,
+    what: str = "",
+    unset: str = "unset",
 ) -> float | None:
     """A numeric setting, checked: a one-line :class:`SettingError` names it and the values allowed
-    (``default`` None: unset means None)."""
+    (``default`` None: unset means None, whose meaning the error gives as ``unset``, e.g. "16")."""
     raw = _env(name, default)
     if raw is None:
         return None
@@ -63,7 +68,7 @@ def _env_number(
         )
         raise SettingError(
             f"{name}={raw!r} is not {allowed}{f' ({what})' if what else ''}; "
-            f"default {default if default is not None else 'unset'}"
+            f"default {default if default is not None else unset}"
         )
     return value
 
@@ -141,13 +146,23 @@ class Settings:
     # seconds of failed attempts in a row (timeouts, backoff) after which the breaker opens; None: 2 x timeout
     llm_retry_budget: float | None = field(
         default_factory=lambda: _env_number(
-            "TEMPORAG_LLM_RETRY_BUDGET", None, float, 0, "seconds of failed attempts before the breaker opens"
+            "TEMPORAG_LLM_RETRY_BUDGET",
+            None,
+            float,
+            0,
+            "seconds of failed attempts before the breaker opens",
+            "2 × TEMPORAG_LLM_TIMEOUT",
         )
     )
     # requests in flight to a served endpoint (None: DEFAULT_LLM_CONCURRENCY); the embedded model runs one
     llm_concurrency: int | None = field(
         default_factory=lambda: _env_number(
-            "TEMPORAG_LLM_CONCURRENCY", None, int, 1, "requests in flight to a served endpoint"
+            "TEMPORAG_LLM_CONCURRENCY",
+            None,
+            int,
+            1,
+            "requests in flight to a served endpoint",
+            f"{DEFAULT_LLM_CONCURRENCY} (the embedded model: 1)",
         )
     )
     embedder: str = field(default_factory=lambda: _env("TEMPORAG_EMBEDDER", DEFAULT_EMBEDDER))

@@ -175,7 +175,15 @@ def _run_facts(run: Run, files: str) -> str:
         f"<a href='{files}/results.json'>results.json</a>",
         f"<a href='{files}/tables.md'>tables.md</a>",
     ]
-    return "<p>" + " · ".join(parts) + "</p>"
+    facts = "<p>" + " · ".join(parts) + "</p>"
+    if run.stamp.get("status") == "incomplete":  # LLM answers missing: numbers from the calls that answered
+        facts = (
+            "<p class='book-banner'><b>Incomplete run</b>: "
+            + esc(str(run.stamp.get("note") or "some LLM answers are missing"))
+            + "</p>"
+            + facts
+        )
+    return facts
 
 
 def notebook_page(run: Run, title: str, files: str, note: str = ""):

@@ -101,7 +101,7 @@ def execute(job_json: str, index: int, worker_cache: str) -> dict:
     t0 = time.time()
     outcome = run_in_child(job, _worker_log(job), lambda e: worker.log_event(TOPIC, {"index": index, **e}))
     result = {"outcome": outcome.to_dict(), "worker": worker.address, "host": socket.gethostname()}
-    if outcome.status == "ok" and outcome.output_dir is not None:
+    if outcome.status in ("ok", "incomplete") and outcome.output_dir is not None:  # both are published
         result["fingerprint"] = _fingerprint(outcome.output_dir)
         result["files"] = pack(outcome.output_dir)
     if worker_cache == "local":
@@ -127,11 +127,19 @@ def seed_workers(client, cache_dir: Path) -> dict[str, int]:
     return added
 
 
+class SchedulerUnreachable(RuntimeError):
+    """The Dask scheduler at ``--address`` did not answer (and only that: any other OS error a batch
+    meets is a job's, named by the runner)."""
+
+
 def _client(address: str | None, n_workers: int):
     from distributed import Client, LocalCluster
 
     if address:
-        return Client(address, timeout="60s"), None
+        try:
+            return Client(address, timeout="60s"), None
+        except (OSError, TimeoutError) as exc:
+            raise SchedulerUnreachable(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
     cluster = LocalCluster(
         n_workers=max(1, n_workers),
         threads_per_worker=1,

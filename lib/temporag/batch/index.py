@@ -179,6 +179,7 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.5em; text-align: left;
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .ok { color: #11772d; font-weight: 600; } .failed { color: #b3261e; font-weight: 600; }
+.incomplete { color: #9a6700; font-weight: 600; }
 .unstamped, .results, .changed { color: #8a6d00; font-weight: 600; }
 code, .small { font-size: 12px; } .muted { color: #666; }
 h2 { margin-top: 2em; border-top: 1px solid #ccc; padding-top: 1em; }

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from temporag.batch.jobs import Job, run_in_child
+from temporag.run import oserrors
 from temporag.run.progress import Printer
 from temporag.run.runner import RunOutcome
 
@@ -25,10 +26,13 @@ def log_file(job: Job) -> Path:
 
 def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
     """The closing line(s) of one job."""
+    printer.finished[index] = outcome
     where = f" → {outcome.output_dir}" if outcome.output_dir else ""
     printer.line(index, job.label, f"{outcome.shown} {outcome.seconds:.1f} s{where}")
     if outcome.note:
         printer.line(index, job.label, f"note: {outcome.note}")
+    for heal in outcome.healed:
+        printer.line(index, job.label, f"healed: {heal}")
     if outcome.status == "failed" and outcome.error:
         printer.line(index, job.label, "error: " + outcome.error.strip().splitlines()[-1][:300])
 
@@ -49,10 +53,13 @@ def run_one(job: Job, index: int, printer: Printer, in_process: bool) -> RunOutc
     printer.line(index, job.label, "started")
     on_cell = lambda done, of, s: printer.cell(index, job.label, done, of, s)
     on_progress = lambda text: printer.progress(index, job.label, text)
-    if in_process:
-        outcome = job.run_here(on_cell, on_progress)
-    else:
-        outcome = run_in_child(job, log_file(job), lambda e: on_event(printer, index, job, e))
+    try:
+        if in_process:
+            outcome = job.run_here(on_cell, on_progress)
+        else:
+            outcome = run_in_child(job, log_file(job), lambda e: on_event(printer, index, job, e))
+    except OSError as exc:  # e.g. its log file on a full disk: this job fails, named; the batch goes on
+        outcome = RunOutcome(job.notebook, "failed", 0.0, None, oserrors.describe(exc, job.runs_dir))
     report(printer, index, job, outcome)
     return outcome
 

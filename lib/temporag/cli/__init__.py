@@ -31,8 +31,9 @@ INTERRUPTED = (
 
 def _cmd_reproduce(args) -> int:
     from temporag import batch  # lazy: keeps `temporag --help` fast
+    from temporag.batch.dask_engine import SchedulerUnreachable  # lazy: keeps `temporag --help` fast
     from temporag.batch.grid import GridError, expand  # lazy: keeps `temporag --help` fast
-    from temporag.run import runner
+    from temporag.run import oserrors, runner  # lazy: keeps `temporag --help` fast
 
     notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
@@ -63,28 +64,50 @@ def _cmd_reproduce(args) -> int:
         jobs = batch.plan(names, args.profile or "smoke", dict(args.param or []), **where, **options)
     how = f"{args.engine} engine" + (f" at {args.address}" if args.address else "")
     print(f"{len(jobs)} job(s), {args.jobs} at a time, {how}", flush=True)
+    printer = batch.Printer(len(jobs))
+
+    def finished() -> str:  # the summary of the jobs that ended, when the batch itself could not
+        done = [printer.finished[i] for i in sorted(printer.finished)]
+        return f"\n{runner.summary(done)}" if done else ""
+
     try:
         outcomes = batch.run(
-            jobs, engine=args.engine, n_jobs=args.jobs, address=args.address, worker_cache=args.worker_cache
+            jobs,
+            engine=args.engine,
+            n_jobs=args.jobs,
+            address=args.address,
+            worker_cache=args.worker_cache,
+            printer=printer,
         )
     except ImportError as exc:
         if exc.name not in ("dask", "distributed"):
             raise
         print(f"the {args.engine} engine needs {exc.name}: pip install -e '.[batch]'", file=sys.stderr)
         return 2
-    except (OSError, TimeoutError) as exc:  # a scheduler that cannot be reached
-        print(f"cannot reach the Dask scheduler at {args.address}: {exc}", file=sys.stderr)
+    except SchedulerUnreachable as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except OSError as exc:  # not a job's (the runner names those in its outcome): say what and where
+        print(finished())
+        print(f"temporag reproduce: {oserrors.describe(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # one line, not the traceback of every frame it came through
+        print(finished())
         print(INTERRUPTED, file=sys.stderr)
         return 130
     print()
     print(runner.summary(outcomes))
+    incomplete = [o.name for o in outcomes if o.status == "incomplete"]
+    if incomplete:
+        print(
+            f"\n{len(incomplete)} notebook(s) incomplete (LLM answers missing): {', '.join(incomplete)} — "
+            "run the same command again once the endpoint answers; only the missing calls are sent",
+            file=sys.stderr,
+        )
     failed = [o.name for o in outcomes if o.status == "failed"]
     if failed:
         print(f"\n{len(failed)} notebook(s) failed: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if failed or incomplete else 0
 
 
 def _cmd_list(args) -> int:

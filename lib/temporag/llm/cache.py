@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from temporag.cache import exclusive
+from temporag.cache import exclusive, record_heal
 
 log = logging.getLogger(__name__)
 _client_log = logging.getLogger("temporag.llm")  # best_effort speaks for the client, under its name
@@ -279,6 +279,10 @@ def _move_aside_and_salvage(path: Path, problem: str) -> None:
         problem,
         aside.name,
         kept,
+    )
+    record_heal(
+        f"LLM cache {path.name} was damaged ({problem[:120]}): moved aside to {aside.name}; {kept} answers "
+        "salvaged, the others will be asked again"
     )
 
 

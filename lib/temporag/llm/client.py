@@ -162,7 +162,8 @@ class LLM:
         except Exception as exc:
             retry.tally(error=str(exc) if isinstance(exc, LLMError) else describe_error(exc))
             raise
-        retry.tally(cached=response.cached, response=response)
+        # a served endpoint's unparsed reply is not cached: the run is incomplete until a re-run gets one
+        retry.tally(cached=response.cached, response=response, pending=not self._keeps_unparsed)
         return response
 
     def _chat(self, messages, temperature, max_tokens, stop, json_mode, accept) -> LLMResponse:

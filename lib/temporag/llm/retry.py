@@ -159,6 +159,8 @@ _STATS: dict[str, Any] = {
     "cached": 0,
     "failed": 0,
     "unparsed": 0,
+    # unparsed replies a re-run asks for again (a served endpoint's, never cached): answers still missing
+    "unparsed_pending": 0,
     "last_error": None,
     # what the successful calls cost, cached ones included (a re-run from cache reports the same cost):
     # tokens and the model's own seconds (original latency), for the runbooks' cost tables
@@ -190,13 +192,20 @@ def call_stats() -> dict[str, Any]:
         return dict(_STATS)
 
 
-def tally(*, cached: bool = False, error: str | None = None, response: LLMResponse | None = None) -> None:
-    """Count one call (thread-safe)."""
+def tally(
+    *,
+    cached: bool = False,
+    error: str | None = None,
+    response: LLMResponse | None = None,
+    pending: bool = False,
+) -> None:
+    """Count one call (thread-safe); ``pending``: an unparsed reply a re-run asks for again."""
     with _STATS_LOCK:
         _STATS["calls"] += 1
         _STATS["cached"] += int(cached)
         if response is not None:
             _STATS["unparsed"] += int(response.unparsed)
+            _STATS["unparsed_pending"] += int(response.unparsed and pending)
             _STATS["prompt_tokens"] += response.prompt_tokens
             _STATS["completion_tokens"] += response.completion_tokens
             seconds = response.original_latency_s

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import datetime as _dt
 import json
+import logging
 import os
 import re
 import shutil
@@ -34,6 +35,7 @@ from temporag.config import REPO_ROOT
 from temporag.methods.registry import output_name
 from temporag.notebook.params import ParameterError
 
+log = logging.getLogger(__name__)
 FIGURES_DIR = REPO_ROOT / "figures"
 RUNS_DIR = REPO_ROOT / "runs"
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
@@ -262,19 +264,61 @@ def failed_dir(out_dir: Path) -> Path:
 
 
 def recover(out_dir: Path) -> None:
-    """Tidy what a killed run left beside ``out_dir`` (call it holding the lock): stale staging folders
-    are removed, and a publish cut between its two renames is completed backwards (the old run is put
-    back), so the folder again holds the last complete run."""
+    """Tidy what a killed run left beside ``out_dir`` (call it holding the lock): staging folders whose
+    process is gone are removed, and a publish cut between its two renames is completed backwards (the
+    old run is put back), so the folder again holds the last complete run."""
     out_dir = Path(out_dir)
     if not out_dir.parent.exists():
         return
     for stale in out_dir.parent.glob(f".{out_dir.name}.staging-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+        pid = _pid_of(stale)
+        if pid is None or pid == os.getpid() or not pid_alive(pid):  # a live one: another machine's?
+            shutil.rmtree(stale, ignore_errors=True)
     olds = sorted(out_dir.parent.glob(f".{out_dir.name}.old-*"), key=lambda p: p.stat().st_mtime)
     if olds and not out_dir.exists():
         os.replace(olds.pop(), out_dir)
     for old in olds:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _pid_of(staging: Path) -> int | None:
+    try:
+        return int(staging.name.rsplit("-", 1)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine (one we may not signal exists too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale(out_dir: Path) -> list[Path]:
+    """Remove the staging folders beside ``out_dir`` whose process is gone (``kill -9``, a full disk),
+    and only while no run holds the folder: a batch that finds the run current takes no lock, so
+    :func:`recover` alone never saw them.  Returns the folders removed."""
+    out_dir = Path(out_dir)
+    stale = [
+        p
+        for p in out_dir.parent.glob(f".{out_dir.name}.staging-*")
+        if (pid := _pid_of(p)) is not None and pid != os.getpid() and not pid_alive(pid)
+    ]
+    if not stale:
+        return []
+    try:
+        with hold(out_dir):  # at once or not at all: a run holding the folder tidies it itself
+            for folder in stale:
+                shutil.rmtree(folder, ignore_errors=True)
+    except (OutputLocked, OSError):
+        return []
+    log.info("removed %d staging folder(s) left by processes that are gone: %s", len(stale), stale)
+    return stale
 
 
 def publish(staging: Path, out_dir: Path) -> None:

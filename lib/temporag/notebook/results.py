@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from temporag import __version__
-from temporag.cache import atomic_write, file_sha256
+from temporag.cache import atomic_write, file_sha256, heals
 from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
 from temporag.data.paths import mismatches
 from temporag.llm import call_stats
@@ -231,6 +231,7 @@ class Results:
             "elapsed_s": 0.0,  # from this object's creation (the notebook's start) to the last save
         }
         self._llm_before = call_stats()
+        self._heals_before = len(heals())  # like the LLM calls: the repairs of this run, from here on
         self._t0 = time.perf_counter()
         self.save()
 
@@ -240,11 +241,16 @@ class Results:
             **{k: now[k] - self._llm_before[k] for k in ("calls", "cached", "failed")},
             # replies the caller could not parse (prose for a list): counted apart, never cached
             "unparsed": now["unparsed"] - self._llm_before["unparsed"],
+            # ... of which a re-run asks again (a served endpoint's): the runner calls the run incomplete
+            "unparsed_pending": now["unparsed_pending"] - self._llm_before["unparsed_pending"],
             "last_error": now["last_error"] if now["failed"] > self._llm_before["failed"] else None,
             # the cost of the run's successful calls (cached ones included), read by `temporag costs`
             **{k: now[k] - self._llm_before[k] for k in ("prompt_tokens", "completion_tokens")},
             "model_seconds": round(now["model_seconds"] - self._llm_before["model_seconds"], 3),
         }
+        healed = heals()[self._heals_before :]
+        if healed:  # cache repairs this kernel made: the runner's summary shows them on the console
+            self.data["cache_heals"] = healed
         mismatched = mismatches()
         if mismatched:  # the runner names them in its summary line: they reach the console
             self.data["data_mismatches"] = mismatched

@@ -168,6 +168,7 @@ class Printer:
         self.stream = stream or sys.stdout
         self._lock = threading.Lock()
         self._cells: dict[int, tuple[int, int]] = {}  # per job: code cells done, of how many
+        self.finished: dict[int, Any] = {}  # per job: its outcome once reported (a summary after Ctrl-C)
 
     def line(self, index: int, label: str, text: str) -> None:
         with self._lock:

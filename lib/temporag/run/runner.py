@@ -4,7 +4,10 @@ A run is current only if it finished: each notebook executes into a staging fold
 folder, which is moved into place (with its run stamp ``_run.json``) only when the notebook ran to the
 end and its LLM calls did not all fail.  A failed or killed run therefore leaves the last complete
 run untouched (a failed run's outputs are kept in ``.<name>.failed/`` beside it for inspection), and
-the next ``reproduce`` re-runs it unless that complete run is current.
+the next ``reproduce`` re-runs it unless that complete run is current.  A run with some LLM answers
+missing (failed calls, a served model's unparsed replies) is published but stamped *incomplete*: never
+current, so the next plain ``reproduce`` runs it again and only the missing calls are sent (the rest
+come from the LLM cache).
 
 A notebook is current when its published folder holds its executed copy, results.json and a run stamp
 whose fingerprint of the inputs (notebook source, parameters, library source, data files, settings) is
@@ -23,6 +26,7 @@ import datetime as _dt
 import json
 import logging
 import os
+import shutil
 import time
 import traceback
 from collections.abc import Callable
@@ -36,6 +40,7 @@ from temporag.methods import registry
 from temporag.notebook import outputs
 from temporag.notebook.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.notebook.params import ParameterError, check_given
+from temporag.run import kernel_log, oserrors
 from temporag.run.executed import finish_notebook
 from temporag.run.progress import engine_name, watch
 
@@ -60,7 +65,7 @@ def notebook_path(name: str, notebook_dir: Path | None = None) -> Path:
 @dataclass(frozen=True)
 class RunOutcome:
     name: str
-    status: str  # "ok" | "skipped" | "failed"
+    status: str  # "ok" | "skipped" | "incomplete" (published, LLM answers missing) | "failed"
     seconds: float
     executed: Path | None
     error: str = ""
@@ -68,6 +73,7 @@ class RunOutcome:
     note: str = ""  # e.g. "2 of 6 LLM calls failed"
     kept: Path | None = None  # a failed run's outputs, beside (never in) output_dir
     counts: str = ""  # what the run warned about, e.g. "data mismatch: full.txt; 6/10 LLM calls failed"
+    healed: tuple[str, ...] = ()  # cache repairs the run made (a damaged entry rebuilt, answers salvaged)
 
     @property
     def shown(self) -> str:
@@ -81,7 +87,8 @@ class RunOutcome:
     @classmethod
     def from_dict(cls, data: dict) -> RunOutcome:
         paths = {"executed", "output_dir", "kept"}
-        return cls(**{k: Path(v) if k in paths and v is not None else v for k, v in data.items()})
+        fields = {k: Path(v) if k in paths and v is not None else v for k, v in data.items()}
+        return cls(**{**fields, "healed": tuple(fields.get("healed") or ())})
 
 
 def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
@@ -194,6 +201,9 @@ def _is_current(out_dir: Path, executed_name: str, source: Path, params: dict) -
             return False
     except (OSError, ValueError, AttributeError):
         return False
+    if recorded.get("status", "ok") != "ok":  # an incomplete run: LLM answers are missing
+        log.info("%s holds an incomplete run (%s): running it again", out_dir, recorded.get("note", ""))
+        return False
     changed = changed_since_stamp(out_dir)
     if changed:
         log.warning(
@@ -225,22 +235,50 @@ def run_counts(results_json: Path) -> str:
         parts.append(f"{failed}/{n} LLM calls failed")
     if unparsed:
         parts.append(f"{unparsed} unparsed repl{'y' if unparsed == 1 else 'ies'}")
+    healed = run_heals(results_json)
+    if healed:
+        parts.append(f"{len(healed)} cache repair{'' if len(healed) == 1 else 's'}")
     return "; ".join(parts)
 
 
+def run_heals(results_json: Path) -> tuple[str, ...]:
+    """The cache repairs a run's kernel made (``cache_heals`` in results.json), each one line."""
+    healed = _read_results(results_json).get("cache_heals") or []
+    return tuple(str(h) for h in healed) if isinstance(healed, list) else ()
+
+
+#: what an incomplete run's note ends with: how it gets complete
+RESUME = (
+    "not current: the next `temporag reproduce` runs it again and sends only the missing calls "
+    "(every answer received is cached)"
+)
+
+
 def _llm_verdict(results_json: Path) -> tuple[str, str]:
-    """("failed", why) when a run's LLM calls all failed, ("", note) otherwise (note on partial failures)."""
+    """("failed", why) when a run's LLM calls all failed; ("incomplete", what is missing) when some
+    failed, or a served endpoint's replies could not be parsed (never cached, so a re-run asks again);
+    ("", "") otherwise.  An incomplete run is published (its numbers are the best there are) but never
+    current, so the next plain ``reproduce`` completes it."""
     data = _read_results(results_json)
     if not data:
         return "", ""
     calls = data.get("llm_calls") or {}
     n, failed = int(calls.get("calls") or 0), int(calls.get("failed") or 0)
+    pending = int(calls.get("unparsed_pending") or 0)
     cause = str(calls.get("last_error") or "").splitlines()[0][:400] if failed else ""
     if n and failed == n:
         return "failed", f"all {n} LLM calls failed, so its reader numbers mean nothing — last error: {cause}"
+    missing = []
     if failed:
-        return "", f"{failed} of {n} LLM calls failed (left out of the reader metrics) — last error: {cause}"
-    return "", ""
+        missing.append(
+            f"{failed} of {n} LLM calls failed (left out of the reader metrics) — last error: {cause}"
+        )
+    if pending:
+        missing.append(
+            f"{pending} repl{'y' if pending == 1 else 'ies'} of the served model could not be parsed "
+            "(not cached)"
+        )
+    return ("incomplete", "; ".join(missing) + f"; {RESUME}") if missing else ("", "")
 
 
 def run_notebook(
@@ -264,6 +302,7 @@ def run_notebook(
     except ParameterError as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
+    t0 = time.perf_counter()
     try:
         with outputs.hold(out_dir, wait_s):
             return _run_locked(
@@ -272,6 +311,17 @@ def run_notebook(
     except outputs.OutputLocked as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc), out_dir)
+    except BaseException as exc:
+        shutil.rmtree(outputs.staging_dir(out_dir), ignore_errors=True)  # this process's, half-written
+        # a write that failed silently shows later as a file cut short (a notebook that is not JSON)
+        seen = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:120]}"
+        full = oserrors.full_disk(out_dir, seen) if isinstance(exc, Exception) else None
+        if not isinstance(exc, OSError) and full is None:  # Ctrl-C, a bug: the caller says what happened
+            raise
+        # a full disk or a read-only folder: named as what it is, with its path; the batch goes on
+        error = oserrors.describe(exc, out_dir) if isinstance(exc, OSError) else str(full)
+        log.error("%s: %s", name, error)
+        return RunOutcome(name, "failed", time.perf_counter() - t0, None, error, out_dir)
 
 
 def _prepare(
@@ -323,6 +373,7 @@ def current_run(
         source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except (ParameterError, OSError, ValueError):
         return None
+    outputs.sweep_stale(out_dir)  # a skipped run takes no lock, so recover() never sees what was left
     executed = f"{name}.ipynb"
     if _is_current(out_dir, executed, source, {**parameters, "output_dir": str(out_dir)}):
         return RunOutcome(name, "skipped", 0.0, out_dir / executed, output_dir=out_dir)
@@ -357,8 +408,10 @@ def _run_locked(
     progress = {}
     if on_cell is not None:
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
-    watching = contextlib.ExitStack()  # the kernel's progress bars, read from a side-channel file
-    if on_progress is not None:
+    watching = contextlib.ExitStack()
+    kernel_log_file = kernel_log.log_path(out_dir)  # the kernel process's own streams: not the console
+    kernel_streams = watching.enter_context(open(kernel_log_file, "w", encoding="utf-8"))
+    if on_progress is not None:  # the kernel's progress bars, read from a side-channel file
         watching.enter_context(watch(on_progress))
     try:
         for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
@@ -372,6 +425,7 @@ def _run_locked(
                     cwd=str(source.parent),
                     start_timeout=kernel_start_timeout(),
                     **progress,
+                    kernel_manager_class=kernel_log.manager_class(kernel_streams),
                 )
                 break
             except RuntimeError as exc:
@@ -380,6 +434,12 @@ def _run_locked(
                 log.warning("%s: its kernel died while starting (no cell ran); starting another", name)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
+        named = oserrors.from_text(error, staging)  # a full disk met inside a cell, named as such
+        if named:
+            error += f"\n{named}"
+        if "DeadKernelError" in error or "Kernel died" in error:  # what the kernel said last
+            last = kernel_log.tail(kernel_log_file)
+            error += f"\nthe kernel's own output ({kernel_log_file}), last lines:\n{last}"
     finally:
         watching.close()
         for key, value in env_before.items():
@@ -390,6 +450,7 @@ def _run_locked(
     seconds = time.perf_counter() - t0
     verdict, note = ("failed", "") if error else _llm_verdict(staging / "results.json")
     counts = run_counts(staging / "results.json")
+    healed = run_heals(staging / "results.json")
     if (staging / executed_name).exists():  # no machine path in any notebook a run leaves
         final = outputs.failed_dir(out_dir) if verdict == "failed" else out_dir
         committed = verdict != "failed" and outputs.is_committed_run(
@@ -411,16 +472,26 @@ def _run_locked(
             out_dir,
             kept=kept,
             counts=counts,
+            healed=healed,
         )
     modules = run_modules(staging / "results.json")  # the kit code this run ran: its fingerprint's part
     stamp = fingerprint(source, params, modules)
-    recorded = {**_stamp("ok", stamp, params, seconds, note), "modules": modules, "files": manifest(staging)}
+    status = verdict or "ok"  # "incomplete": published, but not current (see _llm_verdict)
+    recorded = {**_stamp(status, stamp, params, seconds, note), "modules": modules}
+    recorded["files"] = manifest(staging)
     save_json(staging / outputs.STAMP, recorded)
     outputs.publish(staging, out_dir)
     if note:
         log.warning("%s: %s", name, note)
     return RunOutcome(
-        name, "ok", seconds, out_dir / executed_name, output_dir=out_dir, note=note, counts=counts
+        name,
+        status,
+        seconds,
+        out_dir / executed_name,
+        output_dir=out_dir,
+        note=note,
+        counts=counts,
+        healed=healed,
     )
 
 
@@ -454,7 +525,7 @@ def _stamp(status: str, fingerprint: str, params: dict, seconds: float, note: st
         "seconds": round(seconds, 1),
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "note": note,
-        **({"error": error.strip()[-2000:]} if status != "ok" else {}),
+        **({"error": error.strip()[-2000:]} if status == "failed" else {}),
     }
 
 
@@ -496,6 +567,8 @@ def reproduce(
         print(f"[{outcome.shown:>7}] {name:<12} {outcome.seconds:7.1f}s{where}", flush=True)
         if outcome.note:
             print(f"          note: {outcome.note}", flush=True)
+        for heal in outcome.healed:
+            print(f"          healed: {heal}", flush=True)
         outcomes.append(outcome)
     return outcomes
 
@@ -509,6 +582,9 @@ def summary(outcomes: list[RunOutcome]) -> str:
             lines.append("    " + o.error.strip().splitlines()[-1][:300])
         if o.kept:
             lines.append(f"    this run's outputs: {o.kept} (the last complete run, if any, is unchanged)")
+        lines += [f"    healed: {h}" for h in o.healed]  # each one line, bounded where it is made
         if o.note:
             lines.append("    note: " + o.note[:300])
+            if o.status == "incomplete" and RESUME not in o.note[:300]:  # a long last error cut it off
+                lines.append("    " + RESUME)
     return "\n".join(lines)

@@ -241,7 +241,9 @@ HEADLINE = {
 
 
 def headline(results, rows: dict[str, str] | None = None, model: str = "") -> pd.DataFrame:
-    """Headline rows from metrics already recorded: {label: metric key} → kit, paper, n, reader."""
+    """Headline rows from metrics already recorded: {label: metric key} → kit, paper, n, failed, reader.
+    ``failed``: the number's LLM calls that failed (left out of ``kit``), so an LLM row's 0.0 over a few
+    answered questions is never read as a 0.0 over all ``n`` (blank where no count was recorded)."""
     out = []
     for label, key in (rows or HEADLINE).items():
         label = label.format(model=model)
@@ -256,10 +258,15 @@ def headline(results, rows: dict[str, str] | None = None, model: str = "") -> pd
                 "kit": entry.get("value"),
                 "paper": entry.get("paper"),
                 "n": entry.get("n"),
+                "failed": entry.get("failed"),
                 "reader / policy": entry.get("reader") or entry.get("note") or "",
             }
         )
-    return pd.DataFrame(out)
+    frame = pd.DataFrame(out, columns=["number", "kit", "paper", "n", "failed", "reader / policy"])
+    for count in ("n", "failed"):  # whole counts: "5", never "5.0" beside a row without one (blank)
+        values = ["" if row.get(count) is None else int(row[count]) for row in out]
+        frame[count] = pd.Series(values, index=frame.index, dtype=object)
+    return frame
 
 
 # -- SEARCH, step by step --------------------------------------------------------------------------------

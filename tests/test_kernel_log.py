@@ -1,0 +1,68 @@
+"""A kernel process's own stdout and stderr (its housekeeping: a TCP warning on every start, ZMQ
+tracebacks while it shuts down) go to a log beside the output folder, never to the console; a run whose
+kernel died names that log and quotes its last lines.
+
+Real papermill runs of tiny notebooks; fd-level capture sees what a kernel writes to the fds it
+inherited."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from temporag.run.kernel_log import log_path
+from temporag.run.runner import reproduce
+
+# After its shutdown request a kernel writes to its process's stderr, as ipykernel's zmq tracebacks
+# do when a socket is closed under a stream that is still polled.
+LAST_WORDS = "zmq.error.ZMQError: Socket operation on non-socket (said while shutting down)"
+NOISY = f"""
+import atexit, json, os, pathlib
+atexit.register(os.write, 2, b"{LAST_WORDS}\\n")
+out = pathlib.Path(output_dir); out.mkdir(parents=True, exist_ok=True)
+(out / "results.json").write_text(json.dumps({{"value": 1}}))
+"""
+DIES = """
+import os, signal
+os.write(2, b"about to be killed\\n")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _notebook(path, body: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell, nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.fixture()
+def dirs(tmp_path):
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    _notebook(nbs / "noisy.ipynb", NOISY)
+    _notebook(nbs / "dies.ipynb", DIES)
+    return {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
+
+
+@pytest.mark.slow
+def test_a_kernels_own_output_goes_to_its_log_not_the_console(dirs, capfd):
+    [outcome] = reproduce(["noisy"], **dirs)
+    assert outcome.status == "ok"
+    console = capfd.readouterr()
+    assert LAST_WORDS not in console.err + console.out
+    assert "[IPKernelApp]" not in console.err  # ipykernel's start-up warnings too
+    logged = log_path(outcome.output_dir).read_text()
+    assert LAST_WORDS in logged  # kept, beside the folder (hidden, like its lock)
+    assert log_path(outcome.output_dir).name == ".noisy.kernel.log"
+
+
+@pytest.mark.slow
+def test_a_dead_kernel_names_its_log_and_what_it_said_last(dirs):
+    [outcome] = reproduce(["dies"], **dirs)
+    assert outcome.status == "failed" and "DeadKernelError" in outcome.error
+    log = log_path(dirs["runs_dir"] / "smoke" / "dies")
+    assert f"the kernel's own output ({log}), last lines:" in outcome.error
+    assert outcome.error.endswith("\nabout to be killed")  # what it wrote last, from the log
