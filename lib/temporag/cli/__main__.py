@@ -2,4 +2,5 @@
 
 from temporag.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing the module (a scan of the kit) runs nothing
+    raise SystemExit(main())

@@ -122,12 +122,18 @@ def _cell_formatter(column, float_format: str):
     return cell
 
 
+ONE_LINE = ("kit_modules",)  # results.json keys written on one line
+
+
 def write_results_json(path: str | Path, data: dict) -> Path:
     """results.json: readable (indented) except per-question predictions, one compact record per line,
     so that a 954-question run stays small enough to keep in git."""
     predictions = data.get("predictions", {})
-    head = {k: v for k, v in data.items() if k != "predictions"}
+    head = {k: v for k, v in data.items() if k not in ("predictions", *ONE_LINE)}
     body = json.dumps(_jsonable(head), indent=2, ensure_ascii=False, default=str)
+    for key in (k for k in ONE_LINE if k in data):  # long lists a reader skims: one line each
+        line = json.dumps(_jsonable(data[key]), ensure_ascii=False)
+        body = body[:-2] + f",\n  {json.dumps(key)}: {line}\n}}"
     parts = []
     for key, records in predictions.items():
         lines = ",\n".join(
