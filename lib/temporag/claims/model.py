@@ -79,3 +79,16 @@ class Claim:
             return f"{self.paper_arm} within the best of {', '.join(self.arms)}"
         sign = ">" if self.direction == 1 else "<"
         return f"{self.arms[0]} {sign} {self.arms[1]}"
+
+
+def printed(paper: str, source: str, column: str, rows: dict[str, str], dataset: str | None = None,
+            pattern: str = "{:.3f}") -> str:
+    """The paper's numbers for a claim, read from ``temporag.reported`` (never typed in): e.g.
+    ``"STAR-RAG 0.305 · no-rule 0.183 (Table 4, Acc.)"``; ``rows`` maps a short label to the row."""
+    from temporag.reported.queries import lookup  # lazy: declarations import fast
+
+    values = " · ".join(
+        f"{label} {pattern.format(lookup(paper, source, row, column, dataset))}"
+        for label, row in rows.items()
+    )
+    return f"{values} ({source}, {column}{', ' + dataset if dataset else ''})"
