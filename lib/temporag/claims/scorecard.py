@@ -1,0 +1,129 @@
+"""Every claim of one or more runs, judged from their results.json: ``temporag claims`` and the book.
+
+A run folder's ``results.json`` names its notebook; the notebook's package declares the claims
+(``CLAIMS`` in ``<package>.claims``, found like its parameters); the verdicts are recomputed from the
+per-question ``outcomes`` the run recorded, by the one rule, so a verdict never depends on a table typed
+at run time.  A run recorded before the claims layer has no outcomes: :class:`NoRecords` says which.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from temporag.claims import rule
+from temporag.claims.judge import judge_all, served_cost
+from temporag.claims.model import Claim
+
+
+class NoRecords(ValueError):
+    """A run folder without the per-question outcomes its claims need."""
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    notebook: str
+    path: Path  # the results.json
+    profile: str
+    questions: str  # the question set the run used (split or questions_file)
+    rows: list[dict]
+
+
+def results_path(run: str | Path) -> Path:
+    path = Path(run)
+    return path / "results.json" if path.is_dir() else path
+
+
+def declared(notebook: str) -> tuple[Claim, ...]:
+    """The claims a notebook's package declares (none for a notebook that declares none)."""
+    from temporag.params import _folder_name, _registered_package, declared_in  # lazy: the registry
+
+    name = _folder_name(notebook)
+    kit = (f"temporag.methods.{name}.claims",)
+    found = declared_in(kit, "CLAIMS", tuple)
+    if found is None:
+        package = _registered_package(notebook) or _registered_package(name)
+        found = declared_in((f"{package}.claims",), "CLAIMS", tuple) if package else None
+    return tuple(found or ())
+
+
+def _question_set(data: dict) -> str:
+    params = data.get("parameters", {})
+    return str(params.get("questions_file") or params.get("split") or params.get("datasets") or "")
+
+
+def judge_run(run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = declared) -> JudgedRun:
+    """Judge every claim of one run folder (or results.json) from its recorded outcomes."""
+    path = results_path(run)
+    if not path.is_file():
+        raise NoRecords(f"{run}: no results.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    notebook = data.get("notebook", path.parent.name)
+    claims = tuple(claims_of(notebook))
+    if claims and "outcomes" not in data:
+        raise NoRecords(
+            f"{path}: the {notebook} run holds no per-question outcomes (recorded before the claims "
+            "layer): re-run it to judge its claims"
+        )
+    rows = judge_all(claims, data, served_cost(path)) if claims else []
+    profile = str(data.get("parameters", {}).get("profile", ""))
+    return JudgedRun(notebook, path, profile, _question_set(data), rows)
+
+
+def side_by_side(first: JudgedRun, second: JudgedRun) -> list[dict]:
+    """Two runs of one notebook, claim by claim: both verdicts and whether the verdict changed."""
+    if first.notebook != second.notebook:
+        raise ValueError(f"two runs of one notebook, not {first.notebook} and {second.notebook}")
+    theirs = {r["claim"]: r for r in second.rows}
+    out = []
+    for mine in first.rows:
+        other = theirs.get(mine["claim"])
+        out.append({
+            "claim": mine["claim"], "statement": mine["statement"],
+            "verdict 1": mine["verdict"], "effect 1": mine["effect"], "n 1": mine["n"],
+            "verdict 2": other["verdict"] if other else "—", "effect 2": other["effect"] if other else None,
+            "n 2": other["n"] if other else 0,
+            "changed": bool(other) and other["verdict"] != mine["verdict"],
+        })
+    return out
+
+
+def _num(value, pattern: str = "{:+.3f}") -> str:
+    return "" if value is None or value != value else pattern.format(value)
+
+
+def interval(row: dict) -> str:
+    return f"[{_num(row['ci_low'])}, {_num(row['ci_high'])}]" if _num(row["ci_low"]) else ""
+
+
+def text_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
+    """A plain-text table for the terminal (no pandas)."""
+    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths))
+    body = ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+    return "\n".join([line, "  ".join("-" * w for w in widths), *body])
+
+
+def verdict_lines(run: JudgedRun) -> list[dict]:
+    """One run's rows as the terminal shows them."""
+    return [
+        {
+            "claim": r["claim"] + (" (kit's own)" if r["kit's own"] else ""),
+            "where": r["where"], "protocol": r["protocol"], "verdict": r["verdict"],
+            "effect": _num(r["effect"]), "95% interval": interval(r), "n": r["n"] or "",
+            "MDE": _num(r["mde"], "{:.3f}"), "best": r["best"] or "",
+        }
+        for r in run.rows
+    ]
+
+
+def chance_summary(runs: Sequence[JudgedRun]) -> str:
+    from temporag.claims.judge import summary
+
+    return summary([r for run in runs for r in run.rows])
+
+
+RULE = rule.RULE
