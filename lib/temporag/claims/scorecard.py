@@ -29,6 +29,7 @@ class JudgedRun:
     profile: str
     questions: str  # the question set the run used (split or questions_file)
     rows: list[dict]
+    rebuilt: bool = False  # outcomes rebuilt from an older run's per-question records
 
 
 def results_path(run: str | Path) -> Path:
@@ -54,22 +55,35 @@ def _question_set(data: dict) -> str:
     return str(params.get("questions_file") or params.get("split") or params.get("datasets") or "")
 
 
-def judge_run(run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = declared) -> JudgedRun:
-    """Judge every claim of one run folder (or results.json) from its recorded outcomes."""
+REBUILT = "outcomes rebuilt from the run's per-question records"
+
+
+def judge_run(
+    run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = declared, rebuild_old: bool = True
+) -> JudgedRun:
+    """Judge every claim of one run folder (or results.json) from its recorded outcomes; a run recorded
+    before the claims layer is judged from outcomes its package rebuilds from the run's per-question
+    records (``from_records``; ``rebuild_old=False``: raise :class:`NoRecords` instead)."""
     path = results_path(run)
     if not path.is_file():
         raise NoRecords(f"{run}: no results.json")
     data = json.loads(path.read_text(encoding="utf-8"))
     notebook = data.get("notebook", path.parent.name)
     claims = tuple(claims_of(notebook))
+    rebuilt = False
     if claims and "outcomes" not in data:
-        raise NoRecords(
-            f"{path}: the {notebook} run holds no per-question outcomes (recorded before the claims "
-            "layer): re-run it to judge its claims"
-        )
+        from_records = rebuild(notebook) if rebuild_old else None
+        if from_records is None:
+            raise NoRecords(
+                f"{path}: the {notebook} run holds no per-question outcomes (recorded before the claims "
+                "layer): re-run it to judge its claims"
+            )
+        outcomes, skipped = from_records(data)
+        data = {**data, "outcomes": outcomes, "outcomes_skipped": skipped}
+        rebuilt = True
     rows = judge_all(claims, data, served_cost(path)) if claims else []
     profile = str(data.get("parameters", {}).get("profile", ""))
-    return JudgedRun(notebook, path, profile, _question_set(data), rows)
+    return JudgedRun(notebook, path, profile, _question_set(data), rows, rebuilt)
 
 
 def side_by_side(first: JudgedRun, second: JudgedRun) -> list[dict]:
@@ -127,3 +141,13 @@ def chance_summary(runs: Sequence[JudgedRun]) -> str:
 
 
 RULE = rule.RULE
+
+
+def rebuild(notebook: str):
+    """The package's ``from_records`` (outcomes rebuilt from an older run's records), or None."""
+    import types
+
+    from temporag.params import _folder_name, declared_in  # lazy: the registry
+
+    name = _folder_name(notebook)
+    return declared_in((f"temporag.methods.{name}.claims",), "from_records", types.FunctionType)
