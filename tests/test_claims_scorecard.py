@@ -79,7 +79,8 @@ def test_a_run_without_outcomes_is_named(tmp_path, capsys):
     folder.mkdir()
     (folder / "results.json").write_text(json.dumps({"notebook": "tecqa", "metrics": {}}))
     assert cli.main(["claims", str(folder)]) == 1
-    assert f"{folder}/results.json: the tecqa run holds no per-question outcomes" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{folder}/results.json: the tecqa run holds no per-question outcomes, nor the records" in err
 
 
 def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp_path):
@@ -95,6 +96,22 @@ def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp
                           {"star_rag": "STAR-RAG"})
     assert page.startswith("<h2>Scorecard")
     assert "No per-question records (re-run to judge): star_rag (paper profile) of star_rag" in page
+    assert "(smoke run)" in page
     section = next(c.section for c in scorecard.declared("star_rag") if c.key == "rule-graph-recall")
     assert f"<a href='star_rag-smoke.html#{section}'>The rule graph retrieves better" in page
     assert page.count("<tr>") == 1 + len(scorecard.declared("star_rag"))
+
+
+def test_outcomes_rebuilt_from_a_committed_run_match_its_recorded_means(shared_data):
+    from pathlib import Path
+
+    from temporag.methods.star_rag.claims import from_records
+
+    data = json.loads((Path(__file__).parents[1] / "figures" / "star_rag" / "results.json").read_text())
+    outcomes, skipped = from_records(data)
+    for arm in ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform"):
+        rebuilt = list(outcomes[f"answer_recall/{arm}"].values())
+        assert len(rebuilt) == 954
+        recorded = data["metrics"][f"answer_recall@10/{arm}"]["value"]
+        assert np.mean(rebuilt) == pytest.approx(recorded, abs=1e-12)
+    assert set(skipped) == {"fig5_recall", "fig5_hits@1"}

@@ -70,7 +70,7 @@ def judge_run(
     data = json.loads(path.read_text(encoding="utf-8"))
     notebook = data.get("notebook", path.parent.name)
     claims = tuple(claims_of(notebook))
-    rebuilt = False
+    rebuilt, legacy_note = False, "this run kept no per-question record of one of its arms"
     if claims and "outcomes" not in data:
         from_records = rebuild(notebook) if rebuild_old else None
         if from_records is None:
@@ -79,6 +79,14 @@ def judge_run(
                 "layer): re-run it to judge its claims"
             )
         outcomes, skipped = from_records(data)
+        outcomes = {key: vector for key, vector in outcomes.items() if vector}
+        if not outcomes:
+            raise NoRecords(
+                f"{path}: the {notebook} run holds no per-question outcomes, nor the records to rebuild "
+                "them from (recorded before the claims layer): re-run it to judge its claims"
+            )
+        for key in {k.rsplit("/", 1)[0] for k in outcomes}:  # an arm the run kept no record of
+            skipped.setdefault(key, legacy_note)
         data = {**data, "outcomes": outcomes, "outcomes_skipped": skipped}
         rebuilt = True
     rows = judge_all(claims, data, served_cost(path)) if claims else []
