@@ -115,3 +115,19 @@ def test_outcomes_rebuilt_from_a_committed_run_match_its_recorded_means(shared_d
         recorded = data["metrics"][f"answer_recall@10/{arm}"]["value"]
         assert np.mean(rebuilt) == pytest.approx(recorded, abs=1e-12)
     assert set(skipped) == {"fig5_recall", "fig5_hits@1"}
+
+
+def test_the_leaderboard_pairs_every_row_with_the_semantic_baseline():
+    from types import SimpleNamespace
+
+    from temporag.leaderboard.paired import MEASURES, vs_baseline
+
+    def row(name, hits):
+        hits = np.asarray(hits, dtype=float)
+        return SimpleNamespace(name=name, per_question=lambda: dict.fromkeys(MEASURES, hits))
+
+    base = [0.0] * 50 + [1.0] * 150
+    frame = vs_baseline([row("Semantic baseline", base), row("better", [1.0] * 200), row("same", base)])
+    assert list(frame.method) == ["better", "better", "same", "same"]
+    assert list(frame["verdict vs baseline"]) == [REPRODUCED, REPRODUCED, "inconclusive", "inconclusive"]
+    assert frame.effect.iloc[0] == 0.25 and frame.n.iloc[0] == 200
