@@ -84,7 +84,9 @@ def test_a_run_without_outcomes_is_named(tmp_path, capsys):
 
 
 def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp_path):
+    import html
     from types import SimpleNamespace
+    from urllib.parse import quote
 
     from temporag.batch.scorecard_page import scorecard_html
 
@@ -98,7 +100,8 @@ def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp
     assert "No per-question records (re-run to judge): star_rag (paper profile) of star_rag" in page
     assert "(smoke run)" in page
     section = next(c.section for c in scorecard.declared("star_rag") if c.key == "rule-graph-recall")
-    assert f"<a href='star_rag-smoke.html#{section}'>The rule graph retrieves better" in page
+    anchor = html.escape(quote(section, safe="?/:@!$&'()*+,;="))  # nbconvert's heading id
+    assert f"<a href='star_rag-smoke.html#{anchor}'>The rule graph retrieves better" in page
     assert page.count("<tr>") == 1 + len(scorecard.declared("star_rag"))
 
 
@@ -131,3 +134,16 @@ def test_the_leaderboard_pairs_every_row_with_the_semantic_baseline():
     assert list(frame.method) == ["better", "better", "same", "same"]
     assert list(frame["verdict vs baseline"]) == [REPRODUCED, REPRODUCED, "inconclusive", "inconclusive"]
     assert frame.effect.iloc[0] == 0.25 and frame.n.iloc[0] == 200
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_claim_links_to_a_heading_of_its_notebook(paper):
+    from pathlib import Path
+
+    notebook = json.loads((Path(__file__).parents[1] / "notebooks" / f"{paper}.ipynb").read_text())
+    headings = {
+        line.lstrip("#").strip().replace(" ", "-")
+        for cell in notebook["cells"] if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines() if line.startswith("#")
+    }
+    assert {c.section for c in scorecard.declared(paper)} - headings == set()

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from urllib.parse import quote
 
 from temporag.claims import rule, scorecard
 
 
 def _row(paper_title: str, page: str, r: dict, label: str) -> str:
     esc = html.escape
-    link = f"{page}#{esc(r['section'])}" if r.get("section") else page
+    # nbconvert's heading id: the heading, spaces as hyphens, percent-encoded with these characters kept
+    anchor = quote(r.get("section", ""), safe="?/:@!$&'()*+,;=")
+    link = f"{page}#{esc(anchor)}" if anchor else page
     own = " <i>(kit's own)</i>" if r["kit's own"] else ""
     best = f" · best {esc(r['best'])}" if r["best"] else ""
     verdict = esc(r["verdict"])
