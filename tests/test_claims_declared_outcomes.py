@@ -40,12 +40,16 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
     ablation = {(ds, v): ones for ds in setups for v in ("IA-RAG", *claims.ABLATIONS)}
     settings = {(ds, f"MAX_LEVELS={d}"): ones for ds in setups for d in claims.DEPTHS}
     settings |= {(ds, f"MEU={k}"): ones for ds in setups for k in claims.MEUS}
+    record = SimpleNamespace(quid="q0")
+    scores = {"records": [record], "accuracy": [1.0], "failed": [False]}
+    reads = {"TimeQA": {"IA-RAG": scores, "Vanilla RAG (chunks, top-2)": scores}}
     results = _results(tmp_path)
-    claims.record(results, setups, curves, ablation, settings)
+    claims.record(results, setups, curves, ablation, settings, reads)
     verdicts = _judged(results, claims.CLAIMS)
     assert verdicts["vs-vanilla-TimeQA"] == "inconclusive" and verdicts["kit-depth-ComplexTR"] == "reproduced"
     assert verdicts["vs-vanilla-TempReason"] == NOT_RUN and verdicts["depth-TimeQA"] == NOT_RUN
-    assert verdicts["table2-reader"] == NOT_TESTABLE
+    assert verdicts["table2-reader"] == NOT_TESTABLE and verdicts["vs-vanilla-reader-ComplexTR"] == NOT_RUN
+    assert verdicts["vs-vanilla-reader-TimeQA"] == "inconclusive"  # one question
 
 
 def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch):

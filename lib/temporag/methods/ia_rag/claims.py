@@ -54,6 +54,12 @@ def _claims_for(ds: str) -> tuple[Claim, ...]:
               f"than Vanilla RAG over {WINDOW_TOKENS}-token windows on {ds} (recall at {BUDGET} tokens)", "",
               recall, (KIT_IA, WINDOWS), +1, "fair", kits_own=True, section=_RECALL),
     ]
+    out.append(Claim(PAPER, f"vs-vanilla-reader-{ds}", "Table 2", f"IA-RAG's context makes the reader answer "
+                     f"better than Vanilla RAG's on {ds} (token accuracy)",
+                     printed(PAPER, "Table 2", "Acc.", {"IA-RAG": "IA-RAG", "Vanilla": "Vanilla RAG"}, ds,
+                             "{:.4f}"),
+                     f"reader_accuracy/{ds}", ("IA-RAG", "Vanilla RAG"), +1, "paper",
+                     section="6-·-Table-2-·-Vanilla-RAG-vs-IA-RAG-(reader-accuracy-and-recall)"))
     for name, (source, what) in ABLATIONS.items():
         key = name.replace("w/o ", "no-").replace("w/", "with-").replace(".", "").lower()
         out.append(Claim(PAPER, f"{key}-{ds}", source, f"{what} helps on {ds} (recall at {BUDGET} tokens, "
@@ -93,16 +99,30 @@ def record(
     curves: Mapping[tuple, Sequence],
     ablation_paper_tau: Mapping[tuple, Sequence],
     sensitivity: Mapping[tuple, Sequence],
+    reads: Mapping[str, Mapping[str, dict]] | None = None,
 ) -> None:
     """Record the outcomes :data:`CLAIMS` reads, per data set the run holds: recall at :data:`BUDGET`
     tokens of each retriever of the token curves (``curves[(data set, retriever, budget)]``), of each
     paper-τ ablation (``ablation_paper_tau[(data set, variant)]``) and of each calibrated depth / K1
-    setting (``sensitivity[(data set, setting)]``)."""
+    setting (``sensitivity[(data set, setting)]``), and the reader's token accuracy per question of
+    Table 2's reads (``reads[data set][method]``: ``read_scores``; a failed call is NaN)."""
     for ds in DATASETS:
         if ds not in setups:
             for measure in ("recall", "ablation", "sensitivity", "sensitivity_paper_tau"):
                 results.skip_outcomes(f"{measure}@{BUDGET}/{ds}", f"{ds} was not run (datasets parameter)")
+            results.skip_outcomes(f"reader_accuracy/{ds}", f"{ds} was not run (datasets parameter)")
             continue
+        by_method = (reads or {}).get(ds, {})
+        if by_method:
+            results.outcomes(f"reader_accuracy/{ds}", {
+                "IA-RAG" if name == "IA-RAG" else "Vanilla RAG": {
+                    r.quid: float("nan") if bad else float(a)
+                    for r, a, bad in zip(scores["records"], scores["accuracy"], scores["failed"])
+                }
+                for name, scores in by_method.items()
+            })
+        else:
+            results.skip_outcomes(f"reader_accuracy/{ds}", "the reader read no question of it")
         quids = [q.quid for q in setups[ds].questions]
         at_budget = {m: v for (d, m, b), v in curves.items() if d == ds and b == BUDGET}
         results.outcomes(f"recall@{BUDGET}/{ds}", at_budget, quids=quids)
@@ -113,3 +133,18 @@ def record(
         results.skip_outcomes(f"sensitivity_paper_tau@{BUDGET}/{ds}",
                               "Tables 7-8 are swept on the calibrated graph only (the paper-τ graph is "
                               "nearly edgeless)")
+
+
+def from_records(data: dict) -> tuple[dict, dict]:
+    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): the
+    reader's token accuracy per question of Table 2's kept reads; the recall measures kept no
+    per-question record of Vanilla RAG or the ablations."""
+    from temporag.claims import legacy  # lazy: only a rebuild needs it
+
+    outcomes: dict[str, dict] = {}
+    for r in data.get("predictions", {}).get("reader", []):
+        arm = "IA-RAG" if r["method"] == "IA-RAG" else "Vanilla RAG"
+        value = float("nan") if r.get("error") else float(r["accuracy"])
+        outcomes.setdefault(f"reader_accuracy/{r['dataset']}/{arm}", {})[str(r["quid"])] = value
+    measures = ("recall", "ablation", "sensitivity", "sensitivity_paper_tau")
+    return outcomes, legacy.skipped([f"{m}@{BUDGET}/{ds}" for m in measures for ds in DATASETS])
