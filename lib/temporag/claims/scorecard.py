@@ -18,6 +18,9 @@ from temporag.claims.judge import judge_all, served_cost
 from temporag.claims.model import Claim
 
 
+JUDGED = {rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE}
+
+
 class NoRecords(ValueError):
     """A run folder without the per-question outcomes its claims need."""
 
@@ -107,7 +110,9 @@ def side_by_side(first: JudgedRun, second: JudgedRun) -> list[dict]:
             "verdict 1": mine["verdict"], "effect 1": mine["effect"], "n 1": mine["n"],
             "verdict 2": other["verdict"] if other else "—", "effect 2": other["effect"] if other else None,
             "n 2": other["n"] if other else 0,
-            "changed": bool(other) and other["verdict"] != mine["verdict"],
+            # a verdict that flips between judged ones; "not run here" in one run is not a change
+            "changed": bool(other) and other["verdict"] != mine["verdict"]
+            and {other["verdict"], mine["verdict"]} <= JUDGED,
         })
     return out
 
