@@ -17,7 +17,6 @@ from temporag.claims import rule
 from temporag.claims.judge import judge_all, served_cost
 from temporag.claims.model import Claim
 
-
 JUDGED = {rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE}
 
 
