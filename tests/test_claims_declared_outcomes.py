@@ -11,7 +11,7 @@ import numpy as np
 
 from temporag.claims import judge_all
 from temporag.claims.rule import NOT_RUN, NOT_TESTABLE
-from temporag.results import Results
+from temporag.notebook.results import Results
 
 QUESTIONS = [SimpleNamespace(quid=f"q{i}", answers=("x",)) for i in range(6)]
 

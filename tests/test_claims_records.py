@@ -8,7 +8,7 @@ import numpy as np
 
 from temporag.claims import Claim, judge_all, judge_claims
 from temporag.claims.rule import NOT_RUN, REPRODUCED
-from temporag.results import Results
+from temporag.notebook.results import Results
 
 
 def test_outcomes_are_stored_per_question_one_line_per_vector(tmp_path, tmp_cache):

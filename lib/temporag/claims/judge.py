@@ -115,7 +115,7 @@ def summary(rows: Sequence[dict]) -> str:
 def served_cost(results_json: str | Path) -> str:
     """What a served model reading every question of this notebook costs, from the run's own accounting
     (``temporag costs``); "" when the run recorded none."""
-    from temporag import costs  # lazy: the claims layer reads costs only for untestable claims
+    from temporag.run import costs  # lazy: the claims layer reads costs only for untestable claims
 
     try:
         p = costs.read_run(results_json).projected()

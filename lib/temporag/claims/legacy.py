@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from temporag import evaluate
+from temporag.answer import evaluate
 
 NOT_KEPT = "this run kept no per-question record of it (recorded before the claims layer): re-run it"
 

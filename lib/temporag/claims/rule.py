@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from temporag.evaluate import bootstrap_ci
+from temporag.answer.evaluate import bootstrap_ci
 
 RESAMPLES = 2000  # paired bootstrap resamples of the questions
 SEED = 0  # the bootstrap's seed: the same records always give the same verdict

@@ -41,15 +41,11 @@ def results_path(run: str | Path) -> Path:
 
 def declared(notebook: str) -> tuple[Claim, ...]:
     """The claims a notebook's package declares (none for a notebook that declares none)."""
-    from temporag.params import _folder_name, _registered_package, declared_in  # lazy: the registry
+    from temporag.methods import registry  # lazy: the registry walks the method packages
+    from temporag.notebook.params import declared_in  # lazy: beside the registry
 
-    name = _folder_name(notebook)
-    kit = (f"temporag.methods.{name}.claims",)
-    found = declared_in(kit, "CLAIMS", tuple)
-    if found is None:
-        package = _registered_package(notebook) or _registered_package(name)
-        found = declared_in((f"{package}.claims",), "CLAIMS", tuple) if package else None
-    return tuple(found or ())
+    found = registry.find(notebook)
+    return tuple((declared_in((f"{found[1]}.claims",), "CLAIMS", tuple) if found else None) or ())
 
 
 def _question_set(data: dict) -> str:
@@ -159,7 +155,8 @@ def rebuild(notebook: str):
     """The package's ``from_records`` (outcomes rebuilt from an older run's records), or None."""
     import types
 
-    from temporag.params import _folder_name, declared_in  # lazy: the registry
+    from temporag.methods import registry  # lazy: the registry walks the method packages
+    from temporag.notebook.params import declared_in  # lazy: beside the registry
 
-    name = _folder_name(notebook)
-    return declared_in((f"temporag.methods.{name}.claims",), "from_records", types.FunctionType)
+    found = registry.find(notebook)
+    return declared_in((f"{found[1]}.claims",), "from_records", types.FunctionType) if found else None

@@ -129,8 +129,8 @@ def _cmd_book(args) -> int:
 
 
 def _cmd_claims(args) -> int:
-    from temporag import runner  # lazy: keeps `temporag --help` fast
     from temporag.claims import scorecard  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     committed = sorted(p.parent for p in runner.FIGURES_DIR.glob("*/results.json"))
     paths = [Path(p) for p in args.runs] or committed

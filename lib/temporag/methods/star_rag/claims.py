@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.claims import BEST, Claim
 from temporag.claims.model import printed
 

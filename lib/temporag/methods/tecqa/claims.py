@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.claims import BEST, Claim
 from temporag.claims.model import printed
 from temporag.methods.tecqa.analysis import KS, NS

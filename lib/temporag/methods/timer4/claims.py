@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from temporag import evaluate
+from temporag.answer import evaluate
 from temporag.claims import Claim
 from temporag.claims.model import printed
 from temporag.methods.timer4.report import whole_output_hits
