@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporag.claims import rule
-from temporag.claims.judge import judge_all, served_cost
+from temporag.claims.judge import judge_all, served_cost, summary
 from temporag.claims.model import Claim
 
 JUDGED = {rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE}
@@ -143,8 +143,6 @@ def verdict_lines(run: JudgedRun) -> list[dict]:
 
 
 def chance_summary(runs: Sequence[JudgedRun]) -> str:
-    from temporag.claims.judge import summary
-
     return summary([r for run in runs for r in run.rows])
 
 

@@ -32,7 +32,7 @@ INTERRUPTED = (
 def _cmd_reproduce(args) -> int:
     from temporag import batch  # lazy: keeps `temporag --help` fast
     from temporag.batch.grid import GridError, expand  # lazy: keeps `temporag --help` fast
-    from temporag.run import runner
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR

@@ -143,7 +143,7 @@ def from_records(data: dict) -> tuple[dict, dict]:
     agents' kept answers and traces (Hits@1 per Table 1 / 2 row and per N, answer recall of their kept
     evidence); the offline baselines and the K sweep kept no per-question record."""
     from temporag.claims import legacy  # lazy: only a rebuild needs the data
-    from temporag.methods.sar.agent import answers_at, failed_at
+    from temporag.methods.sar.agent import answers_at, failed_at  # lazy: beside the rebuild's data
 
     questions, params = legacy.multitq_questions(data), data.get("parameters", {})
     n_verify, n_max = int(params.get("N", PAPER_N)), params.get("n_max_llm")
