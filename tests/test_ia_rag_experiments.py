@@ -109,28 +109,6 @@ def test_recorded_keys_name_the_columns_they_read(results):
     assert (metrics["types/TimeQA/T1"], metrics["types/TimeQA/T4"]) == (2, 1)
 
 
-def test_budget_verdict_names_the_best_raw_text_baseline():
-    rows = [
-        ("TimeQA", "IA-RAG (calibrated)", 0.5),
-        ("TimeQA", "Vanilla RAG (1,200-token chunks)", 0.625),
-        ("TimeQA", "Vanilla RAG (200-token windows)", 0.75),
-        ("TimeQA", "Vanilla RAG (IEUs)", 0.875),  # units, not raw text: never the bar
-        ("ComplexTR", "IA-RAG (calibrated)", 0.75),
-        ("ComplexTR", "Vanilla RAG (1,200-token chunks)", 0.5),
-        ("ComplexTR", "Vanilla RAG (IEUs)", 0.875),
-    ]
-    curves = pd.DataFrame(
-        [{"dataset": d, "method": m, "budget": 800, "recall": r} for d, m, r in rows]
-        + [{"dataset": "ComplexTR", "method": "IA-RAG (calibrated)", "budget": 400, "recall": 0.0}]
-    )
-    trails, beats = experiments.budget_verdicts(curves, ["TimeQA", "ComplexTR"])
-    assert trails.startswith(
-        "TimeQA: IA-RAG still trails Vanilla RAG at 800 tokens (0.500 vs Vanilla RAG "
-        "(200-token windows) 0.750). The same units by plain cosine reach 0.875"
-    )
-    assert beats == "ComplexTR: IA-RAG matches or beats Vanilla RAG at 800 tokens (0.750 vs 0.500)."
-
-
 def test_tightening_example_is_the_first_narrowing_with_evidence():
     units = [SimpleNamespace(line=lambda i=i: f"unit {i}") for i in range(6)]
     changes = [

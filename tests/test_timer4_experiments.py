@@ -74,33 +74,3 @@ def test_candidate_union_is_every_triple_of_either_phrasing():
 
     pool = experiments.candidate_union(Method(), Store(), [["1", "2"], ["2", "7"]], per_question=1)
     assert pool.tolist() == [101, 102, 107]
-
-
-def _scores(whole: float, answered: int = 4) -> dict:
-    return {"whole": {"Overall": whole}, "answered": {"Overall": answered}}
-
-
-def test_claims_verdicts_follow_the_fair_measurement(results):
-    names = ["base model (before)", "fine-tuned (after)", "base model, original q", "fine-tuned, original q"]
-    values = [[0.6, 0.5, 0.9], [0.7, 0.8, 0.88], [0.5] * 3, [0.6] * 3]
-    recall = _recall_frame(dict(zip(names, values)))
-    loss = _recall_frame({"base model": [0.6] * 3, "pairwise loss (old)": [0.55] * 3})
-    a, b = {("q1", "x"), ("q2", "y")}, {("q1", "x"), ("q2", "y"), ("q3", "z")}
-    coverage = {"equal": (a, b, a | b)}
-    variants = ["TimeR4", "w/o rewrite", "w/o rerank", "w/o fact retrieval", "w/o temporal retrieval"]
-    recall15 = {name: np.array([0.7 if name == "TimeR4" else 0.6]) for name in variants}
-    recall15["w/o rerank"] = np.array([0.75])  # the rerank does not help here: that claim fails
-    scores5 = {name: _scores(0.1) for name in variants}
-    claims = experiments.claims_table(
-        recall, loss, coverage, coverage, recall15, {"whole": {"Overall": 0.05}}, scores5, "tiny", 4
-    )
-    verdicts = dict(zip(claims.claim, claims.verdict))
-    assert verdicts[claims.claim[0]] == "reproduced"  # 0.6 → 0.7
-    assert "0.600 → 0.700 (+0.100)" in claims["kit, fair protocol"][0]
-    assert "worst qtype first_last -0.020" in claims["kit, fair protocol"][0]
-    assert verdicts["Removing the time rerank lowers Hits@1 (Table 5)"] == "not reproduced"
-    assert verdicts["Removing rewriting the question lowers Hits@1 (Table 5)"] == "reproduced"
-    assert claims.verdict.iloc[-1] == "not testable here"
-    experiments.record_claims(results, claims)
-    recorded = {k: v for k, v in _metrics(results).items() if k.startswith("claims/")}  # no context
-    assert len(recorded) == len(claims) and set(recorded.values()) <= set(claims.verdict)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from temporag.batch.index import TEMPLATES, _fmt, _read_json, changed_after_stamp, headline
+from temporag.batch.scorecard_page import scorecard_html
 from temporag.methods import registry
 from temporag.methods.book_entry import BookEntry, Headline, Number
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
@@ -303,8 +304,9 @@ def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names:
         + others
         + "<li><a href='paper-vs-code.html'>Paper vs released code vs kit</a></li></ul>"
     )
+    card = scorecard_html(runs, smoke, names, title)
     nb = nbformat.v4.new_notebook()
-    nb.cells = [_outputs(("text/html", intro + table + nav))]
+    nb.cells = [_outputs(("text/html", intro + card + "<h2>Headline numbers</h2>" + table + nav))]
     return nb
 
 

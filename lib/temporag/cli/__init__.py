@@ -151,6 +151,52 @@ def _cmd_book(args) -> int:
     return 0
 
 
+def _cmd_claims(args) -> int:
+    from temporag.claims import scorecard  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
+
+    committed = sorted(p.parent for p in runner.FIGURES_DIR.glob("*/results.json"))
+    paths = [Path(p) for p in args.runs] or committed
+    judged, rc = [], 0
+    for path in paths:
+        try:
+            run = scorecard.judge_run(path)
+        except scorecard.NoRecords as exc:
+            print(f"claims: {exc}", file=sys.stderr)
+            rc = 1
+            continue
+        if run.rows:
+            judged.append(run)
+    if args.json:
+        print(json.dumps([{"notebook": r.notebook, "path": str(r.path), "rows": r.rows} for r in judged],
+                         indent=2, default=str))
+        return rc
+    if len(judged) == 2 and judged[0].notebook == judged[1].notebook:
+        first, second = judged
+        rows = scorecard.side_by_side(first, second)
+        print(f"{first.notebook}: 1 = {first.path} ({first.questions})")
+        print(f"{' ' * len(first.notebook)}  2 = {second.path} ({second.questions})")
+        shown = [{**r, "changed": "CHANGED" if r["changed"] else "",
+                  "effect 1": scorecard._num(r["effect 1"]), "effect 2": scorecard._num(r["effect 2"])}
+                 for r in rows]
+        columns = ["claim", "verdict 1", "effect 1", "n 1", "verdict 2", "effect 2", "n 2", "changed"]
+        print(scorecard.text_table(shown, columns))
+        print(f"\n{sum(r['changed'] for r in rows)} of {len(rows)} verdicts changed.")
+    else:
+        for run in judged:
+            print(f"\n{run.notebook}  ({run.path}, profile {run.profile}, questions {run.questions})")
+            if run.rebuilt:
+                print(f"  {scorecard.REBUILT} (it was recorded before the claims layer)")
+            lines = scorecard.verdict_lines(run)
+            print(scorecard.text_table(lines, list(lines[0])))
+            for row in run.rows:
+                if row["note"]:
+                    print(f"  {row['claim']}: {row['note']}")
+        print("\n" + scorecard.chance_summary(judged))
+    print("\n" + scorecard.RULE.replace("**", "").replace("*", ""))
+    return rc
+
+
 def _cmd_cache(args) -> int:
     from temporag.batch.cachesync import merge_cache_dirs  # lazy: keeps `temporag --help` fast
     from temporag.config import get_settings  # lazy: keeps `temporag --help` fast
@@ -456,6 +502,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cost.add_argument("--json", action="store_true", help="print the rows as JSON")
     cost.set_defaults(func=_cmd_costs)
+    claims = sub.add_parser(
+        "claims", help="every claim of the given runs with its verdict (default: the committed figures/)"
+    )
+    claims.add_argument(
+        "runs", nargs="*", help="run folders or results.json files; two runs of one notebook: side by side"
+    )
+    claims.add_argument("--json", action="store_true", help="print the judged rows as JSON")
+    claims.set_defaults(func=_cmd_claims)
     return parser
 
 

@@ -16,5 +16,8 @@ def __getattr__(name: str) -> Any:
     if name == "start":
         from temporag.notebook.start import start  # lazy: keeps parameter declarations light
 
+        # importing the submodule bound the package's ``start`` to the module: bind the function, so
+        # ``from temporag.notebook import start`` gives the function (IMPORT_FROM reads the attribute)
+        globals()["start"] = start
         return start
     raise AttributeError(f"module 'temporag.notebook' has no attribute {name!r}")

@@ -129,7 +129,7 @@ def write_results_json(path: str | Path, data: dict) -> Path:
     """results.json: readable (indented) except per-question predictions, one compact record per line,
     so that a 954-question run stays small enough to keep in git."""
     predictions = data.get("predictions", {})
-    head = {k: v for k, v in data.items() if k not in ("predictions", *ONE_LINE)}
+    head = {k: v for k, v in data.items() if k not in ("predictions", "outcomes", *ONE_LINE)}
     body = json.dumps(_jsonable(head), indent=2, ensure_ascii=False, default=str)
     for key in (k for k in ONE_LINE if k in data):  # long lists a reader skims: one line each
         line = json.dumps(_jsonable(data[key]), ensure_ascii=False)
@@ -140,7 +140,14 @@ def write_results_json(path: str | Path, data: dict) -> Path:
             "    " + json.dumps(_jsonable(r), ensure_ascii=False, default=str) for r in records
         )
         parts.append(f"  {json.dumps(key)}: [\n{lines}\n  ]")
-    text = body[:-2] + ',\n  "predictions": {\n' + ",\n".join(parts) + "\n  }\n}\n"
+    text = body[:-2]
+    if "outcomes" in data:  # one compact line per outcome vector ({quid: value})
+        vectors = ",\n".join(
+            f"    {json.dumps(key)}: {json.dumps(_jsonable(v), ensure_ascii=False)}"
+            for key, v in data["outcomes"].items()
+        )
+        text += ',\n  "outcomes": {' + (f"\n{vectors}\n  " if vectors else "") + "}"
+    text += ',\n  "predictions": {\n' + ",\n".join(parts) + "\n  }\n}\n"
 
     def _write(tmp: Path) -> None:
         tmp.write_text(text, encoding="utf-8")
@@ -356,6 +363,27 @@ class Results:
             f"- PNG and SVG per figure: {names(self.data['figures'])}",
         ]
         return Markdown("\n".join(lines))
+
+    def outcomes(self, measure: str, values: dict[str, Any], quids: list | None = None) -> None:
+        """Per-question outcome vectors the claims are judged on (``temporag.claims``): ``values`` maps
+        each arm to its outcomes, either ``{quid: value}`` or a sequence aligned with ``quids``; stored
+        as ``outcomes[f"{measure}/{arm}"] = {quid: value}`` (NaN → null: a failed read), so a verdict can
+        be recomputed from results.json without re-running the method."""
+        import math
+
+        store = self.data.setdefault("outcomes", {})
+        for arm, vector in values.items():
+            pairs = vector.items() if isinstance(vector, dict) else zip(quids, vector, strict=True)
+            store[f"{measure}/{arm}"] = {
+                str(q): (None if v is None or math.isnan(float(v)) else float(v)) for q, v in pairs
+            }
+        self.save()
+
+    def skip_outcomes(self, measure: str, why: str) -> None:
+        """Say that this run leaves ``measure`` out on purpose (e.g. no reader in the smoke profile): its
+        claims read "not run here" with ``why`` instead of failing as undeclared."""
+        self.data.setdefault("outcomes_skipped", {})[measure] = why
+        self.save()
 
     def predictions(self, key: str, records: list[dict]) -> None:
         """Per-question predictions and retrieved evidence ids."""

@@ -37,9 +37,14 @@ def variants(setup: Setup, build_kw: Mapping, k2: int, options: Mapping | None =
     return out
 
 
-def budget_and_union(method, questions: Sequence[QA], budget: int = ABLATION_BUDGET) -> dict[str, float]:
-    """Recall at an equal token budget and of the whole union (with the union's size)."""
+def budget_and_union(
+    method, questions: Sequence[QA], budget: int = ABLATION_BUDGET, per_question: list | None = None
+) -> dict[str, float]:
+    """Recall at an equal token budget and of the whole union (with the union's size); appends the
+    per-question recall at the budget to ``per_question`` when given (the claims' outcomes)."""
     at = recall_at_budgets(method, questions, (budget,), UNION_K)[budget]
+    if per_question is not None:
+        per_question.append(at["recall"])
     whole = score_retrieval(method, questions, UNION_K)
     return {
         f"recall @{budget}": float(at["recall"].mean()),
@@ -50,15 +55,24 @@ def budget_and_union(method, questions: Sequence[QA], budget: int = ABLATION_BUD
 
 
 def ablations(
-    setups: Mapping[str, Setup], build_kw: Mapping, k2: int, options: Mapping | None = None
+    setups: Mapping[str, Setup],
+    build_kw: Mapping,
+    k2: int,
+    options: Mapping | None = None,
+    per_question: dict | None = None,
 ) -> pd.DataFrame:
     """Every Table 3 / 4 variant, compared at :data:`ABLATION_BUDGET` tokens and over the whole union;
-    ``options`` are the retrieval's (default :data:`CALIBRATED`; ``{}`` for the paper reading)."""
+    ``options`` are the retrieval's (default :data:`CALIBRATED`; ``{}`` for the paper reading).  Fills
+    ``per_question[(data set, variant)]`` with each question's recall at the budget when given."""
     options = CALIBRATED if options is None else options
     rows = []
     for dataset, setup in setups.items():
         for name, method in variants(setup, build_kw, k2, options).items():
-            rows.append({"dataset": dataset, "variant": name, **budget_and_union(method, setup.questions)})
+            sink: list = []
+            found = budget_and_union(method, setup.questions, per_question=sink)
+            if per_question is not None:
+                per_question[(dataset, name)] = sink[0]
+            rows.append({"dataset": dataset, "variant": name, **found})
     return pd.DataFrame(rows)
 
 
@@ -80,19 +94,28 @@ def depth_and_meus(
     k2: int,
     depths: Sequence[int] = (0, 4, 6, 10),
     meu_counts: Sequence[int] = (5, 10, 15, 20, 40),
+    per_question: dict | None = None,
 ) -> pd.DataFrame:
-    """Tables 7 and 8 on the calibrated graph: MAX_LEVELS (a build each) and K1 retrieved MEUs."""
+    """Tables 7 and 8 on the calibrated graph: MAX_LEVELS (a build each) and K1 retrieved MEUs.  Fills
+    ``per_question[(data set, setting)]`` with each question's recall at the budget when given."""
     rows = []
+    sink: list = []
     for dataset, setup in tuned.items():
         tau = setup.build.stats["tau"]
+        settings = []
         for levels in depths:
             build = build_index(setup.docs, setup.encoder, **{**build_kw, "tau": tau, "max_levels": levels})
             method = IARAG(build.index, setup.encoder, k1=setup.k1, k2=k2, **CALIBRATED)
-            found = budget_and_union(method, setup.questions)
-            rows.append({"dataset": dataset, "table": "Table 7", "variant": f"MAX_LEVELS={levels}", **found})
+            found = budget_and_union(method, setup.questions, per_question=sink)
+            settings.append(f"MAX_LEVELS={levels}")
+            rows.append({"dataset": dataset, "table": "Table 7", "variant": settings[-1], **found})
         for k1 in meu_counts:
-            found = budget_and_union(setup.ia_rag(k1=k1, k2=k2, **CALIBRATED), setup.questions)
-            rows.append({"dataset": dataset, "table": "Table 8", "variant": f"MEU={k1}", **found})
+            method = setup.ia_rag(k1=k1, k2=k2, **CALIBRATED)
+            found = budget_and_union(method, setup.questions, per_question=sink)
+            settings.append(f"MEU={k1}")
+            rows.append({"dataset": dataset, "table": "Table 8", "variant": settings[-1], **found})
+        if per_question is not None:
+            per_question.update({(dataset, s): v for s, v in zip(settings, sink[-len(settings):])})
     return pd.DataFrame(rows)
 
 

@@ -50,14 +50,21 @@ def recall_at_budgets(
 
 
 def curve_table(
-    methods: dict[str, Method], questions: Sequence, budgets: Sequence[int] = BUDGETS, k: int = 500
+    methods: dict[str, Method],
+    questions: Sequence,
+    budgets: Sequence[int] = BUDGETS,
+    k: int = 500,
+    per_question: dict | None = None,
 ):
-    """One row per (method, budget): mean recall and mean tokens shown."""
+    """One row per (method, budget): mean recall and mean tokens shown; fills ``per_question[(method,
+    budget)]`` with each question's recall when given (the claims' outcomes)."""
     import pandas as pd
 
     rows = []
     for name, method in methods.items():
         for b, v in recall_at_budgets(method, questions, budgets, k).items():
+            if per_question is not None:
+                per_question[(name, b)] = v["recall"]
             rows.append(
                 {
                     "method": name,

@@ -34,7 +34,6 @@ from temporag.methods.ia_rag.reader_tables import (  # noqa: F401 (re-exported: 
     record_table2,
 )
 from temporag.methods.ia_rag.retrieval_tables import (  # noqa: F401 (re-exported: one module for the notebook)
-    budget_verdicts,
     curve_grid,
     operating_points,
     reasoning_groups,

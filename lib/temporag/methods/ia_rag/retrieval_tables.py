@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag.methods.ia_rag.ablations import ABLATION_BUDGET
 from temporag.methods.ia_rag.budget import BUDGETS, curve_table
 from temporag.methods.ia_rag.classify import GROUPS, classify
 from temporag.methods.ia_rag.retrieval import score_retrieval
@@ -72,12 +71,19 @@ def curve_methods(paper: Setup, tuned: Setup) -> dict:
 
 
 def token_curves(
-    paper: Mapping[str, Setup], tuned: Mapping[str, Setup], budgets: Sequence[int] = BUDGETS
+    paper: Mapping[str, Setup],
+    tuned: Mapping[str, Setup],
+    budgets: Sequence[int] = BUDGETS,
+    per_question: dict | None = None,
 ) -> pd.DataFrame:
-    """Recall at each token budget, per data set and retriever (:func:`.budget.curve_table`)."""
+    """Recall at each token budget, per data set and retriever (:func:`.budget.curve_table`); fills
+    ``per_question[(data set, retriever, budget)]`` with each question's recall when given."""
     frames = []
     for dataset, setup in paper.items():
-        frame = curve_table(curve_methods(setup, tuned[dataset]), setup.questions, budgets, UNION_K)
+        sink: dict | None = {} if per_question is not None else None
+        frame = curve_table(curve_methods(setup, tuned[dataset]), setup.questions, budgets, UNION_K, sink)
+        if per_question is not None:
+            per_question.update({(dataset, *key): v for key, v in sink.items()})
         frames.append(frame.assign(dataset=dataset))
     out = pd.concat(frames, ignore_index=True)
     return out[["dataset", "method", "budget", "recall", "tokens shown", "n"]]
@@ -87,32 +93,6 @@ def record_token_curves(results, curves: pd.DataFrame) -> None:
     """``tokens_recall/<data set>/<method>/<budget>``: each retriever's recall at each budget."""
     for row in curves.to_dict("records"):
         results.metric(f"tokens_recall/{row['dataset']}/{row['method']}/{row['budget']}", row["recall"])
-
-
-def budget_verdicts(
-    curves: pd.DataFrame, datasets: Sequence[str], budget: int = ABLATION_BUDGET
-) -> list[str]:
-    """Per data set, whether calibrated IA-RAG reaches the best Vanilla RAG over raw text at ``budget``
-    tokens, and, where it trails, what the same units reach by plain cosine."""
-    at_budget = curves[curves.budget == budget]
-    lines = []
-    for dataset in datasets:
-        recall = at_budget[at_budget.dataset == dataset].set_index("method").recall
-        vanilla = recall[[m for m in recall.index if m.startswith("Vanilla RAG (") and "IEU" not in m]]
-        ia_rag = recall["IA-RAG (calibrated)"]
-        if ia_rag < vanilla.max():
-            lines.append(
-                f"{dataset}: IA-RAG still trails Vanilla RAG at {budget} tokens "
-                f"({ia_rag:.3f} vs {vanilla.idxmax()} {vanilla.max():.3f}). "
-                f"The same units by plain cosine reach {recall['Vanilla RAG (IEUs)']:.3f}; the ablations "
-                "above show which stage moves recall (w/o IA, w/o Hier., MEU lines, seeds first)."
-            )
-        else:
-            lines.append(
-                f"{dataset}: IA-RAG matches or beats Vanilla RAG at {budget} tokens "
-                f"({ia_rag:.3f} vs {vanilla.max():.3f})."
-            )
-    return lines
 
 
 def curve_grid(curves: pd.DataFrame) -> pd.DataFrame:

@@ -154,11 +154,13 @@ def k_sweep(
     *,
     reuse: dict | None = None,
     progress: bool = False,
+    per_question: dict | None = None,
 ) -> pd.DataFrame:
     """Fig. 3's points: for each K the offline agent on every question (answer recall of its SEARCH evidence,
     template-reader Hits@1) and, with ``llm``, the reader's Hits@1 on SAR's evidence for ``sweep_questions``.
 
-    ``reuse`` maps a K to offline records already computed at it (the main run)."""
+    ``reuse`` maps a K to offline records already computed at it (the main run); ``per_question`` (when
+    given) receives ``("template", K)`` and ``("reader", K)`` → per-question Hits@1 (the claims' outcomes)."""
     kg = method.kg
     position = {q.quid: i for i, q in enumerate(questions)}
     rows = []
@@ -166,10 +168,13 @@ def k_sweep(
         records = (reuse or {}).get(k) or method.pipeline(questions, policy="offline", k=k, progress=progress)
         evidence = [r.evidence_ids for r in records]
         recall = answer_recall_at_k(kg, evidence, questions, [10**6])[10**6]
+        template_hits = hits(questions, answers_of(records))
+        if per_question is not None:
+            per_question[("template", k)] = template_hits
         row = {
             "K": k,
             "search_recall": float(recall.mean()),
-            "template_hits": float(hits(questions, answers_of(records)).mean()),
+            "template_hits": float(template_hits.mean()),
             "evidence_facts": float(np.mean([len(e) for e in evidence])),
             "reader_hits": np.nan,
             "reader_n": len(sweep_questions),
@@ -180,15 +185,21 @@ def k_sweep(
             retrieval = Retrieval(ids, np.zeros(len(ids)))
             read = method.read(llm, sweep_questions, retrieval, progress=progress)
             failed = [r.error is not None for r in read]
-            score = answered_mean(hits(sweep_questions, [r.answers for r in read], failed))
+            read_hits = hits(sweep_questions, [r.answers for r in read], failed)
+            if per_question is not None:
+                per_question[("reader", k)] = read_hits
+            score = answered_mean(read_hits)
             row.update(reader_hits=score["value"], reader_failed=score["failed"])
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def recall_by_qtype(kg, questions: Sequence, records: Sequence, semantic, k: int) -> pd.DataFrame:
+def recall_by_qtype(
+    kg, questions: Sequence, records: Sequence, semantic, k: int, per_question: dict | None = None
+) -> pd.DataFrame:
     """Answer recall of SAR's SEARCH evidence (offline agent) by qtype and Single/Multiple, beside the
-    semantic retriever at K and at the same number of facts as SAR gathered for each question."""
+    semantic retriever at K and at the same number of facts as SAR gathered for each question; fills
+    ``per_question`` with each list's per-question recall when given (the claims' outcomes)."""
     evidence = [np.asarray(r.evidence_ids, dtype=np.int64) for r in records]
     widest = max([k, *[len(e) for e in evidence]])
     ranked = semantic.retrieve(questions, widest, progress=False).ids
@@ -198,7 +209,9 @@ def recall_by_qtype(kg, questions: Sequence, records: Sequence, semantic, k: int
         names[1]: [r[:k] for r in ranked],
         names[2]: [r[: max(1, len(e))] for r, e in zip(ranked, evidence)],
     }
-    _, table = recall_by_category(kg, questions, lists, k=widest)
+    values, table = recall_by_category(kg, questions, lists, k=widest)
+    if per_question is not None:
+        per_question.update(values)
     return pivot_by_category(table, list(names))
 
 

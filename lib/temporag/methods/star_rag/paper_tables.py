@@ -311,11 +311,13 @@ def fig3(
 
 
 def hits_grid(
-    llm, star, sweep: Mapping, questions: Sequence, reader_questions: Sequence, grid, n: int, seed: int
+    llm, star, sweep: Mapping, questions: Sequence, reader_questions: Sequence, grid, n: int, seed: int,
+    per_question: dict | None = None,
 ):
     """Fig. 5 with the reader: strict Hit@1 of a seeded sample of ``n`` reader questions for every
     (K1, K2) of ``sweep`` (swept over ``questions``), and the failed calls of each cell (left out of its
-    Hit@1; a cell whose calls all failed is NaN, never 0).  Returns (Hit@1 grid, n, failed grid)."""
+    Hit@1; a cell whose calls all failed is NaN, never 0).  Returns (Hit@1 grid, n, failed grid); fills
+    ``per_question[(K1, K2)]`` with {quid: Hit@1 or NaN} when given (the claims' outcomes)."""
     positions = positions_in(questions, reader_questions)
     rng = np.random.default_rng(seed + 2)
     chosen = sorted(rng.choice(len(positions), size=min(n, len(positions)), replace=False).tolist())
@@ -327,9 +329,10 @@ def hits_grid(
         for j, k2 in enumerate(grid):
             retrieval = Retrieval([sweep[(k1, k2)][p] for p in rows], np.zeros(len(rows)))
             reads = star.read(llm, sample, retrieval, progress=False, desc=f"reader K1={k1} K2={k2}")
-            score = hit_rate(
-                failed_as_nan(evaluate.hits_at_k([r.answers for r in reads], sample, (1,)), reads)[1]
-            )
+            cell = failed_as_nan(evaluate.hits_at_k([r.answers for r in reads], sample, (1,)), reads)[1]
+            score = hit_rate(cell)
+            if per_question is not None:
+                per_question[(k1, k2)] = {q.quid: float(v) for q, v in zip(sample, cell)}
             matrix[i, j], failed[i, j] = score["value"], score["failed"]
     return matrix, len(sample), failed
 

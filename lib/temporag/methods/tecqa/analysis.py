@@ -115,13 +115,20 @@ def sensitivity(
     q_vecs: np.ndarray,
     ks: Sequence[int] = KS,
     ns: Sequence[int] = NS,
+    shown: dict | None = None,
+    facts_shown: int | None = None,
 ):
-    """Answer recall and average context length of the evidence chain over the K × N grid."""
+    """Answer recall and average context length of the evidence chain over the K × N grid; fills
+    ``shown[(K, N)]`` with the per-question answer recall of the first ``facts_shown`` chain facts (what
+    the reader is shown) when given (the claims' outcomes)."""
     rows = []
     for n in ns:
         for k in ks:
             chains, _ = model.chains(constraints, q_vecs, k, n, progress=False)
             recall = evaluate.answer_recall(model.kg, [c.facts for c in chains], questions)
+            if shown is not None:
+                facts = [c.facts for c in chains]
+                shown[(k, n)] = evaluate.answer_recall(model.kg, facts, questions, k=facts_shown)
             rows.append(
                 {
                     "K": k,

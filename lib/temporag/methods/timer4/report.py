@@ -325,41 +325,6 @@ def recall_bars(frame, methods: Sequence[str], title: str, note: str = ""):
 
 
 # ----------------------------------------------------------------------------------------------------
-# claims
-
-
-VERDICTS = ("reproduced", "not reproduced", "not testable here")
-
-
-def claim_row(claim: str, paper: str, protocol: str, fair: str, holds: bool | None, cause: str) -> dict:
-    """One row of the claims table.  ``holds``: does the kit's measurement under the fair protocol
-    support the claim (None: the kit cannot test it here) — the verdict follows from it, never typed."""
-    verdict = VERDICTS[2] if holds is None else VERDICTS[0] if holds else VERDICTS[1]
-    return {
-        "claim": claim,
-        "paper": paper,
-        "kit, paper's protocol": protocol,
-        "kit, fair protocol": fair,
-        "verdict": verdict,
-        "cause": cause,
-    }
-
-
-def recall_change(frame, before: str, after: str, category: str = "all") -> tuple[float, float]:
-    """(before, after) answer recall of one category of a :func:`recall_by_qtype` frame."""
-    row = frame[frame.category == category].iloc[0]
-    return float(row[before]), float(row[after])
-
-
-def worst_qtype_drop(frame, before: str, after: str) -> tuple[str, float]:
-    """The question type whose recall falls most from ``before`` to ``after`` (negative: a drop)."""
-    rows = frame[frame.group == "qtype"]
-    change = rows[after] - rows[before]
-    i = int(np.argmin(change.to_numpy()))
-    return str(rows.category.iloc[i]), float(change.iloc[i])
-
-
-# ----------------------------------------------------------------------------------------------------
 # worked examples
 
 

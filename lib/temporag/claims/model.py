@@ -1,0 +1,94 @@
+"""A paper's claim, declared once as data in its package (``methods/<paper>/claims.py``).
+
+Why data and not code: the same declaration is judged in the notebook's Claims section, by
+``temporag claims`` on any run folder, and on the book's first page, always by the one rule of
+:mod:`temporag.claims.rule`; a claim can only choose *what* is compared (a measurement over
+per-question records and two arms on the same questions), never *how* it is judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: the claimed direction of a "best setting" claim (K, depth, K1): the paper's setting is (about) best
+BEST = "best setting"
+PROTOCOLS = ("paper", "fair")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of one paper.
+
+    ``measure`` names an outcome family the run records per question (``Results.outcomes``); the outcome
+    of arm ``a`` is ``f"{measure}/{a}"``.  A difference claim has two ``arms`` (the method, then what the
+    paper compares it with) and ``direction`` +1 (the first arm scores higher) or -1; a best-setting claim
+    has every setting the run sweeps as ``arms``, ``direction=BEST`` and ``paper_arm`` the paper's own.
+    ``kits_own`` rows judge the kit's improvements and are never evidence for the paper's claim.
+    ``not_testable_here`` (the reason) marks a claim that needs a served model: ``command`` is the exact
+    command that tests it and ``costs`` the notebook whose run ``temporag costs`` projects."""
+
+    paper: str  # the package / notebook name ("star_rag")
+    key: str  # short, stable id within the paper ("rule-graph")
+    where: str  # where the paper states it ("Table 4", "Fig. 5", "§4.2")
+    statement: str
+    paper_numbers: str = ""  # the paper's own numbers for this claim, as printed
+    measure: str = ""  # outcome family (e.g. "answer_recall@10"); "" for a claim not testable here
+    arms: tuple[str, ...] = ()
+    direction: int | str = 1
+    protocol: str = "fair"  # "paper": the paper's protocol; "fair": the kit's equal-budget test
+    kits_own: bool = False
+    paper_arm: str | None = None  # best-setting claims: the paper's setting
+    higher_is_better: bool = True  # best-setting claims: which end of the measure is "best"
+    section: str = ""  # the notebook section that measures it (the book links there)
+    not_testable_here: str | None = None
+    command: str = ""
+
+    def __post_init__(self) -> None:
+        name = f"claim {self.paper}/{self.key}"
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"{name}: protocol {self.protocol!r} is not one of {PROTOCOLS}")
+        if self.not_testable_here is not None:
+            if not self.command:
+                raise ValueError(f"{name}: a claim not testable here names the command that tests it")
+            return
+        if not self.measure:
+            raise ValueError(f"{name}: names no measure")
+        if self.direction == BEST:
+            if self.paper_arm not in self.arms or len(self.arms) < 2:
+                raise ValueError(f"{name}: a best-setting claim lists ≥ 2 settings including paper_arm")
+        elif self.direction in (1, -1):
+            if len(self.arms) != 2:
+                raise ValueError(f"{name}: a difference claim compares exactly two arms, got {self.arms}")
+        else:
+            raise ValueError(f"{name}: direction must be +1, -1 or BEST, got {self.direction!r}")
+
+    @property
+    def id(self) -> str:
+        return f"{self.paper}/{self.key}"
+
+    def outcome_keys(self) -> tuple[str, ...]:
+        """The per-question outcome vectors this claim reads."""
+        return tuple(f"{self.measure}/{arm}" for arm in self.arms)
+
+    @property
+    def compared(self) -> str:
+        """The comparison in words, for tables."""
+        if self.not_testable_here is not None:
+            return "—"
+        if self.direction == BEST:
+            return f"{self.paper_arm} within the best of {', '.join(self.arms)}"
+        sign = ">" if self.direction == 1 else "<"
+        return f"{self.arms[0]} {sign} {self.arms[1]}"
+
+
+def printed(paper: str, source: str, column: str, rows: dict[str, str], dataset: str | None = None,
+            pattern: str = "{:.3f}") -> str:
+    """The paper's numbers for a claim, read from ``temporag.reported`` (never typed in): e.g.
+    ``"STAR-RAG 0.305 · no-rule 0.183 (Table 4, Acc.)"``; ``rows`` maps a short label to the row."""
+    from temporag.reported.queries import lookup  # lazy: declarations import fast
+
+    values = " · ".join(
+        f"{label} {pattern.format(lookup(paper, source, row, column, dataset))}"
+        for label, row in rows.items()
+    )
+    return f"{values} ({source}, {column}{', ' + dataset if dataset else ''})"

@@ -1,0 +1,160 @@
+"""Every claim of one or more runs, judged from their results.json: ``temporag claims`` and the book.
+
+A run folder's ``results.json`` names its notebook; the notebook's package declares the claims
+(``CLAIMS`` in ``<package>.claims``, found like its parameters); the verdicts are recomputed from the
+per-question ``outcomes`` the run recorded, by the one rule, so a verdict never depends on a table typed
+at run time.  A run recorded before the claims layer has no outcomes: :class:`NoRecords` says which.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from temporag.claims import rule
+from temporag.claims.judge import judge_all, served_cost, summary
+from temporag.claims.model import Claim
+
+JUDGED = {rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE}
+
+
+class NoRecords(ValueError):
+    """A run folder without the per-question outcomes its claims need."""
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    notebook: str
+    path: Path  # the results.json
+    profile: str
+    questions: str  # the question set the run used (split or questions_file)
+    rows: list[dict]
+    rebuilt: bool = False  # outcomes rebuilt from an older run's per-question records
+
+
+def results_path(run: str | Path) -> Path:
+    path = Path(run)
+    return path / "results.json" if path.is_dir() else path
+
+
+def declared(notebook: str) -> tuple[Claim, ...]:
+    """The claims a notebook's package declares (none for a notebook that declares none)."""
+    from temporag.methods import registry  # lazy: the registry walks the method packages
+    from temporag.notebook.params import declared_in  # lazy: beside the registry
+
+    found = registry.find(notebook)
+    return tuple((declared_in((f"{found[1]}.claims",), "CLAIMS", tuple) if found else None) or ())
+
+
+def _question_set(data: dict) -> str:
+    params = data.get("parameters", {})
+    return str(params.get("questions_file") or params.get("split") or params.get("datasets") or "")
+
+
+REBUILT = "outcomes rebuilt from the run's per-question records"
+
+
+def judge_run(
+    run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = declared, rebuild_old: bool = True
+) -> JudgedRun:
+    """Judge every claim of one run folder (or results.json) from its recorded outcomes; a run recorded
+    before the claims layer is judged from outcomes its package rebuilds from the run's per-question
+    records (``from_records``; ``rebuild_old=False``: raise :class:`NoRecords` instead)."""
+    path = results_path(run)
+    if not path.is_file():
+        raise NoRecords(f"{run}: no results.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    notebook = data.get("notebook", path.parent.name)
+    claims = tuple(claims_of(notebook))
+    rebuilt, legacy_note = False, "this run kept no per-question record of one of its arms"
+    if claims and "outcomes" not in data:
+        from_records = rebuild(notebook) if rebuild_old else None
+        if from_records is None:
+            raise NoRecords(
+                f"{path}: the {notebook} run holds no per-question outcomes (recorded before the claims "
+                "layer): re-run it to judge its claims"
+            )
+        outcomes, skipped = from_records(data)
+        outcomes = {key: vector for key, vector in outcomes.items() if vector}
+        if not outcomes:
+            raise NoRecords(
+                f"{path}: the {notebook} run holds no per-question outcomes, nor the records to rebuild "
+                "them from (recorded before the claims layer): re-run it to judge its claims"
+            )
+        for key in {k.rsplit("/", 1)[0] for k in outcomes}:  # an arm the run kept no record of
+            skipped.setdefault(key, legacy_note)
+        data = {**data, "outcomes": outcomes, "outcomes_skipped": skipped}
+        rebuilt = True
+    rows = judge_all(claims, data, served_cost(path)) if claims else []
+    profile = str(data.get("parameters", {}).get("profile", ""))
+    return JudgedRun(notebook, path, profile, _question_set(data), rows, rebuilt)
+
+
+def side_by_side(first: JudgedRun, second: JudgedRun) -> list[dict]:
+    """Two runs of one notebook, claim by claim: both verdicts and whether the verdict changed."""
+    if first.notebook != second.notebook:
+        raise ValueError(f"two runs of one notebook, not {first.notebook} and {second.notebook}")
+    theirs = {r["claim"]: r for r in second.rows}
+    out = []
+    for mine in first.rows:
+        other = theirs.get(mine["claim"])
+        out.append({
+            "claim": mine["claim"], "statement": mine["statement"],
+            "verdict 1": mine["verdict"], "effect 1": mine["effect"], "n 1": mine["n"],
+            "verdict 2": other["verdict"] if other else "—", "effect 2": other["effect"] if other else None,
+            "n 2": other["n"] if other else 0,
+            # a verdict that flips between judged ones; "not run here" in one run is not a change
+            "changed": bool(other) and other["verdict"] != mine["verdict"]
+            and {other["verdict"], mine["verdict"]} <= JUDGED,
+        })
+    return out
+
+
+def _num(value, pattern: str = "{:+.3f}") -> str:
+    return "" if value is None or value != value else pattern.format(value)
+
+
+def interval(row: dict) -> str:
+    return f"[{_num(row['ci_low'])}, {_num(row['ci_high'])}]" if _num(row["ci_low"]) else ""
+
+
+def text_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
+    """A plain-text table for the terminal (no pandas)."""
+    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths))
+    body = ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+    return "\n".join([line, "  ".join("-" * w for w in widths), *body])
+
+
+def verdict_lines(run: JudgedRun) -> list[dict]:
+    """One run's rows as the terminal shows them."""
+    return [
+        {
+            "claim": r["claim"] + (" (kit's own)" if r["kit's own"] else ""),
+            "where": r["where"], "protocol": r["protocol"], "verdict": r["verdict"],
+            "effect": _num(r["effect"]), "95% interval": interval(r), "n": r["n"] or "",
+            "MDE": _num(r["mde"], "{:.3f}"), "best": r["best"] or "",
+        }
+        for r in run.rows
+    ]
+
+
+def chance_summary(runs: Sequence[JudgedRun]) -> str:
+    return summary([r for run in runs for r in run.rows])
+
+
+RULE = rule.RULE
+
+
+def rebuild(notebook: str):
+    """The package's ``from_records`` (outcomes rebuilt from an older run's records), or None."""
+    import types
+
+    from temporag.methods import registry  # lazy: the registry walks the method packages
+    from temporag.notebook.params import declared_in  # lazy: beside the registry
+
+    found = registry.find(notebook)
+    return declared_in((f"{found[1]}.claims",), "from_records", types.FunctionType) if found else None

@@ -1,0 +1,42 @@
+"""Every leaderboard row against the semantic baseline, on the same questions, with the claims' rule.
+
+A leaderboard of means cannot say whether a method beats the baseline or ties it within sampling noise;
+the paired interval of the per-question difference can (``temporag.claims.rule``: paired bootstrap,
+the same resamples and seed as every claim), with the smallest effect the questions could detect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from temporag.claims import rule
+
+BASELINE = "Semantic baseline"
+MEASURES = ("recall (whole context)", "template Hits@1 strict")
+
+
+def vs_baseline(method_scores: Sequence, baseline: str = BASELINE, measures: Sequence[str] = MEASURES):
+    """One row per (method, measure): the paired effect over the baseline, its 95 % interval, n, MDE and
+    the verdict the claims' rule gives "the method scores higher than the baseline"."""
+    by_name = {s.name: s.per_question() for s in method_scores}
+    if baseline not in by_name:
+        raise KeyError(f"no {baseline!r} row among {list(by_name)}")
+    rows = []
+    for name, values in by_name.items():
+        if name == baseline:
+            continue
+        for measure in measures:
+            v = rule.paired(values[measure], by_name[baseline][measure], +1)
+            rows.append({"method": name, "measure": measure, "effect": v.effect, "ci_low": v.low,
+                         "ci_high": v.high, "n": v.n, "mde": v.mde, "verdict vs baseline": v.verdict})
+    return pd.DataFrame(rows)
+
+
+def record(results, method_scores: Sequence, questions: Sequence) -> None:
+    """The per-question outcomes behind :func:`vs_baseline` (``leaderboard/<measure>/<method>``)."""
+    quids = [q.quid for q in questions]
+    for measure in MEASURES:
+        results.outcomes(f"leaderboard/{measure}", {s.name: s.per_question()[measure] for s in method_scores},
+                         quids=quids)

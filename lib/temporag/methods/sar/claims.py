@@ -1,0 +1,179 @@
+"""SAR's claims as data, and the per-question outcomes its notebook records for them.
+
+Judged by the kit's one rule (``temporag.claims.rule``).  The paper's agent is the LLM policy with the
+LLM verifier: its claims are judged on the agent sample with the kit's reader (protocol "paper"; the
+paper uses GPT-4.1 on 560 questions).  The offline scripted policy with the rule verifier and the
+template reader is the kit's own: its rows run on every selected question and are labelled as the
+kit's, never as evidence for the paper's claim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from temporag.answer import evaluate
+from temporag.claims import BEST, Claim
+from temporag.claims.model import printed
+from temporag.methods.sar import report
+
+PAPER = "sar"
+SERVED = ("TEMPORAG_LLM_BASE_URL=https://api.openai.com/v1 TEMPORAG_LLM_MODEL=gpt-4.1 "
+          "temporag reproduce --notebook sar --profile paper -p reader_sample=560")
+PAPER_K, PAPER_N = 15, 2
+K_GRID, N_GRID, N_LLM = report.K_GRID, report.N_GRID, (0, 1, 2)
+_T1 = "7-·-Table-1-—-MultiTQ-Hits@1-(Overall-/-Single-/-Multiple-/-Entity-/-Time)"
+_T2 = "8-·-Table-2-—-ablations:-w/o-Decompose,-w/o-Validation"
+_RECALL = "11-·-SEARCH-answer-recall-by-question-type,-next-to-semantic-retrieval"
+_SEMANTIC, _SAME = "semantic top-K", "semantic, as many facts as SAR"
+
+
+def _t1(*rows: str) -> str:
+    return printed(PAPER, "Table 1", "Overall", {r: f"{r} (GPT-4.1)" for r in rows}, "MultiTQ")
+
+
+def _t2(row: str) -> str:
+    return printed(PAPER, "Table 2", "Overall", {"SAR": "SAR", row: row}, "MultiTQ")
+
+
+_K = "Fig. 3: ≈0.74 at K = 5, ≈0.78 at K = 15; K = 30 no better"
+_N = "Fig. 4: default N = 2 (no values printed)"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(PAPER, "vs-naive-hits", "Table 1", "SAR answers better than Naive RAG (Hits@1)",
+          _t1("SAR", "Naive RAG"), "hits@1_agent", ("SAR", "Naive RAG"), +1, "paper", section=_T1),
+    Claim(PAPER, "vs-react-hits", "Table 1", "SAR answers better than ReAct RAG (Hits@1)",
+          _t1("SAR", "ReAct RAG"), "hits@1_agent", ("SAR", "ReAct RAG"), +1, "paper", section=_T1),
+    Claim(PAPER, "search-vs-semantic", "§3, Table 1", "SEARCH gathers evidence that holds the answer more "
+          "often than semantic top-K retrieval (answer recall)", _t1("SAR", "Naive RAG"),
+          "evidence_recall_agent", ("SAR", "Naive RAG"), +1, "paper", section=_RECALL),
+    Claim(PAPER, "no-decompose-hits", "Table 2", "Decomposition raises Hits@1 (w/o Decompose is lower)",
+          _t2("w/o Decompose"), "hits@1_agent", ("SAR", "w/o Decompose"), +1, "paper", section=_T2),
+    Claim(PAPER, "no-validation-hits", "Table 2", "Verification raises Hits@1 (w/o Validation is lower)",
+          _t2("w/o Validation"), "hits@1_agent", ("SAR", "w/o Validation"), +1, "paper", section=_T2),
+    Claim(PAPER, "k", "Fig. 3", f"K = {PAPER_K} facts per SEARCH is about best (reader Hits@1)", _K,
+          "fig3_reader_hits@1", tuple(f"K={k}" for k in K_GRID), BEST, "paper", paper_arm=f"K={PAPER_K}",
+          section="9-·-Figure-3-—-sensitivity-to-K"),
+    Claim(PAPER, "n", "Fig. 4", f"N = {PAPER_N} verification iterations is about best (Hits@1)", _N,
+          "fig4_agent_hits@1", tuple(f"N={n}" for n in N_LLM), BEST, "paper", paper_arm=f"N={PAPER_N}",
+          section="10-·-Figure-4-—-sensitivity-to-N"),
+    # the kit's own: the offline scripted policy, rule verifier and template reader, every question
+    Claim(PAPER, "kit-search-vs-semantic", "kit", "SEARCH driven by the kit's offline policy holds the "
+          "answer more often than semantic top-K (answer recall)", "", "evidence_recall",
+          ("SAR (offline policy)", _SEMANTIC), +1, "fair", kits_own=True, section=_RECALL),
+    Claim(PAPER, "kit-search-vs-semantic-same-facts", "kit", "SEARCH driven by the kit's offline policy "
+          "holds the answer more often than semantic retrieval of as many facts (answer recall)", "",
+          "evidence_recall", ("SAR (offline policy)", _SAME), +1, "fair", kits_own=True, section=_RECALL),
+    Claim(PAPER, "kit-vs-naive-hits", "kit", "The kit's offline SAR answers better than Naive RAG, both "
+          "read by the template reader (Hits@1)", "", "hits@1_offline", ("SAR", "Naive RAG"), +1, "fair",
+          kits_own=True, section=_T1),
+    Claim(PAPER, "kit-no-decompose-hits", "kit", "Decomposition raises the kit's offline SAR's Hits@1", "",
+          "hits@1_offline", ("SAR", "w/o Decompose"), +1, "fair", kits_own=True, section=_T2),
+    Claim(PAPER, "kit-no-validation-hits", "kit", "Verification raises the kit's offline SAR's Hits@1", "",
+          "hits@1_offline", ("SAR", "w/o Validation"), +1, "fair", kits_own=True, section=_T2),
+    Claim(PAPER, "kit-k", "kit", f"K = {PAPER_K} is about best for the kit's offline SAR (template Hits@1)",
+          _K, "fig3_template_hits@1", tuple(f"K={k}" for k in K_GRID), BEST, "fair", kits_own=True,
+          paper_arm=f"K={PAPER_K}", section="9-·-Figure-3-—-sensitivity-to-K"),
+    Claim(PAPER, "kit-n", "kit", f"N = {PAPER_N} is about best for the kit's offline SAR (Hits@1)", _N,
+          "fig4_offline_hits@1", tuple(f"N={n}" for n in N_GRID), BEST, "fair", kits_own=True,
+          paper_arm=f"N={PAPER_N}", section="10-·-Figure-4-—-sensitivity-to-N"),
+    Claim(PAPER, "table1-hits", "Table 1", "SAR reaches Hits@1 0.782 on MultiTQ with GPT-4.1",
+          _t1("SAR"), protocol="paper", not_testable_here="needs GPT-4.1 (or the paper's Llama3-70B)",
+          command=SERVED, section=_T1),
+)
+
+
+def _hits(questions: Sequence, records: Sequence, n: int | None = None) -> np.ndarray:
+    return report.hits(questions, report.answers_of(records, n), report.failed_of(records, n))
+
+
+def record(
+    results,
+    kg,
+    questions: Sequence,
+    agent_questions: Sequence,
+    agent: dict[str, tuple[Sequence, int | None]],
+    offline: dict[str, tuple[Sequence, int | None]],
+    naive_offline_answers: Sequence,
+    recall: dict[str, np.ndarray],
+    k_sweep: dict,
+    offline_up_to_n_max: Sequence,
+    n_max_llm: int,
+) -> None:
+    """Record the outcomes :data:`CLAIMS` reads.  ``agent`` / ``offline`` map a Table 1 / 2 row to its
+    (records, verification budget N or None); ``recall`` is :func:`report.recall_by_qtype`'s per-question
+    recall, ``k_sweep`` :func:`report.k_sweep`'s per-question Hits@1."""
+    quids, agent_quids = [q.quid for q in questions], [q.quid for q in agent_questions]
+    arms = ("SAR (offline policy)", _SEMANTIC, _SAME)  # recall_by_qtype's three lists, in its order
+    results.outcomes("evidence_recall", dict(zip(arms, recall.values(), strict=True)), quids=quids)
+    offline_hits = {n: _hits(questions, r, budget) for n, (r, budget) in offline.items()}
+    offline_hits["Naive RAG"] = report.hits(questions, naive_offline_answers)
+    results.outcomes("hits@1_offline", offline_hits, quids=quids)
+    by_k = {f"K={k}": k_sweep[("template", k)] for k in K_GRID}
+    results.outcomes("fig3_template_hits@1", by_k, quids=quids)
+    by_n = {f"N={n}": _hits(questions, offline_up_to_n_max, n) for n in N_GRID}
+    results.outcomes("fig4_offline_hits@1", by_n, quids=quids)
+    if not agent_questions:
+        for measure in ("hits@1_agent", "evidence_recall_agent", "fig3_reader_hits@1", "fig4_agent_hits@1"):
+            results.skip_outcomes(measure, "no agent questions in this run")
+        return
+    results.outcomes("hits@1_agent", {n: _hits(agent_questions, r, b) for n, (r, b) in agent.items()},
+                     quids=agent_quids)
+    evidence = {n: [r.evidence_ids for r in agent[n][0]] for n in ("SAR", "Naive RAG")}
+    results.outcomes("evidence_recall_agent",
+                     {n: evaluate.answer_recall(kg, ids, agent_questions) for n, ids in evidence.items()},
+                     quids=agent_quids)
+    if all(("reader", k) in k_sweep for k in K_GRID):
+        sweep_quids = agent_quids[: len(k_sweep[("reader", K_GRID[0])])]  # the sweep reads the first ones
+        results.outcomes("fig3_reader_hits@1", {f"K={k}": k_sweep[("reader", k)] for k in K_GRID},
+                         quids=sweep_quids)
+    else:
+        results.skip_outcomes("fig3_reader_hits@1", "the K sweep read no questions (sweep_sample = 0)")
+    if n_max_llm >= max(N_LLM):
+        sar_records = agent["SAR"][0]
+        by_n = {f"N={n}": _hits(agent_questions, sar_records, n) for n in N_LLM}
+        results.outcomes("fig4_agent_hits@1", by_n, quids=agent_quids)
+    else:
+        results.skip_outcomes("fig4_agent_hits@1", f"the LLM agent verified at most n_max_llm = {n_max_llm}")
+
+
+def from_records(data: dict) -> tuple[dict, dict]:
+    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): the LLM
+    agents' kept answers and traces (Hits@1 per Table 1 / 2 row and per N, answer recall of their kept
+    evidence); the offline baselines and the K sweep kept no per-question record."""
+    from temporag.claims import legacy  # lazy: only a rebuild needs the data
+    from temporag.methods.sar.agent import answers_at, failed_at  # lazy: beside the rebuild's data
+
+    questions, params = legacy.multitq_questions(data), data.get("parameters", {})
+    n_verify, n_max = int(params.get("N", PAPER_N)), params.get("n_max_llm")
+    agents = {r["method"]: [] for r in data.get("predictions", {}).get("llm_agents", [])}
+    for r in data.get("predictions", {}).get("llm_agents", []):
+        agents[r["method"]].append(r)
+
+    def at(records: list, n: int | None) -> dict:
+        out = {}
+        for r in records:
+            answers = r.get("answers") if n is None else answers_at(r["trace"], n)
+            failed = bool(r.get("error")) if n is None else failed_at(r["trace"], n)
+            out[str(r["quid"])] = legacy.strict_hits(questions, [{**r, "answers": answers}])[str(r["quid"])]
+            if failed:
+                out[str(r["quid"])] = float("nan")
+        return out
+
+    sar, naive = agents.get("SAR", []), agents.get("Naive RAG", [])
+    outcomes = {
+        "hits@1_agent/SAR": at(sar, n_verify), "hits@1_agent/w/o Validation": at(sar, 0),
+        "hits@1_agent/Naive RAG": at(naive, None),
+        "hits@1_agent/ReAct RAG": at(agents.get("ReAct RAG", []), None),
+        "hits@1_agent/w/o Decompose": at(agents.get("SAR w/o Decompose", []), None),
+        "evidence_recall_agent/SAR": legacy.answer_recall(questions, sar, "evidence_ids"),
+        "evidence_recall_agent/Naive RAG": legacy.answer_recall(questions, naive, "evidence_ids"),
+    }
+    skipped = legacy.skipped(["evidence_recall", "hits@1_offline", "fig3_template_hits@1",
+                              "fig4_offline_hits@1", "fig3_reader_hits@1"])
+    if n_max is not None and int(n_max) >= max(N_LLM):
+        outcomes |= {f"fig4_agent_hits@1/N={n}": at(sar, n) for n in N_LLM}
+    else:
+        skipped["fig4_agent_hits@1"] = "the LLM agent was not verified up to N = 2 in this run"
+    return outcomes, skipped

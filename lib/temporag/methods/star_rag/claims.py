@@ -1,0 +1,111 @@
+"""STAR-RAG's claims as data, and the per-question outcomes its notebook records for them.
+
+Judged by the kit's one rule (``temporag.claims.rule``).  The paper compares Hit@1 of a 70B reader
+(protocol "paper": the kit's reader on its reader sample); the fair test of a retriever is whether the
+events it returns hold the answer (protocol "fair": answer recall of the K1 returned events, every
+selected question).  Fig. 5's K1 is only judged with the reader: recall of the top-K1 events grows with
+K1 by construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from temporag.answer import evaluate
+from temporag.claims import BEST, Claim
+from temporag.claims.model import printed
+
+PAPER = "star_rag"
+SERVED = ("TEMPORAG_LLM_BASE_URL=http://HOST:8000/v1 TEMPORAG_LLM_MODEL=meta-llama/Llama-3.3-70B-Instruct "
+          "temporag reproduce --notebook star_rag --profile paper")
+GRID = (5, 10, 20, 40)  # Fig. 5's K1 × K2 grid
+PAPER_K1, PAPER_K2 = 10, 20
+_T4 = {"STAR-RAG": "STAR-RAG", "no-rule": "STAR-RAG-no-rule", "uniform": "STAR-RAG-uniform"}
+
+
+def _t4(*labels: str) -> str:
+    return printed(PAPER, "Table 4", "Acc.", {label: _T4[label] for label in labels}, "MultiTQ")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(PAPER, "rule-graph-recall", "Table 4", "The rule graph retrieves better events than no-rule "
+          "semantic retrieval (answer recall of the K1 returned events)", _t4("STAR-RAG", "no-rule"),
+          "answer_recall", ("STAR-RAG", "STAR-RAG-no-rule"), +1, "fair",
+          section="7-·-Answer-recall-of-the-retrieved-events-(LLM-free,-every-selected-question)"),
+    Claim(PAPER, "rule-graph-hits", "Table 4", "The rule graph raises Hit@1 over no-rule retrieval",
+          _t4("STAR-RAG", "no-rule"), "hits@1", ("STAR-RAG", "STAR-RAG-no-rule"), +1, "paper",
+          section="8-·-Reading:-Tables-2,-3-and-4"),
+    Claim(PAPER, "uniform-recall", "Table 4", "Question-weighted personalisation beats a uniform one "
+          "(answer recall of the K1 returned events)", _t4("STAR-RAG", "uniform"), "answer_recall",
+          ("STAR-RAG", "STAR-RAG-uniform"), +1, "fair",
+          section="7-·-Answer-recall-of-the-retrieved-events-(LLM-free,-every-selected-question)"),
+    Claim(PAPER, "uniform-hits", "Table 4", "Question-weighted personalisation raises Hit@1 over a "
+          "uniform one", _t4("STAR-RAG", "uniform"), "hits@1", ("STAR-RAG", "STAR-RAG-uniform"), +1,
+          "paper", section="8-·-Reading:-Tables-2,-3-and-4"),
+    Claim(PAPER, "k2", "Fig. 5", f"K2 = {PAPER_K2} rule nodes is about best (answer recall of the "
+          f"K1 = {PAPER_K1} returned events)", "Fig. 5 grid, no values printed; defaults K1 = 10, K2 = 20",
+          "fig5_recall", tuple(f"K2={k}" for k in GRID), BEST, "fair", paper_arm=f"K2={PAPER_K2}",
+          section="10-·-Fig.-5:-sensitivity-to-K1-and-K2"),
+    Claim(PAPER, "k1", "Fig. 5", f"K1 = {PAPER_K1} events is about best (Hit@1 at K2 = {PAPER_K2})",
+          "Fig. 5 grid, no values printed; defaults K1 = 10, K2 = 20", "fig5_hits@1",
+          tuple(f"K1={k}" for k in GRID), BEST, "paper", paper_arm=f"K1={PAPER_K1}",
+          section="10-·-Fig.-5:-sensitivity-to-K1-and-K2"),
+    Claim(PAPER, "table2-hits", "Table 2", "STAR-RAG reaches Hit@1 0.305 on MultiTQ with its reader",
+          printed(PAPER, "Table 2", "Hit@1", {"STAR-RAG": "STAR-RAG"}, "MultiTQ"), protocol="paper",
+          not_testable_here="needs the paper's Llama-3.3-70B reader", command=SERVED,
+          section="8-·-Reading:-Tables-2,-3-and-4"),
+)
+
+
+def record(
+    results,
+    kg,
+    questions: Sequence,
+    recall: Mapping,
+    reader_questions: Sequence,
+    hits: Mapping,
+    sweep: Mapping,
+    k1: int,
+    fig5_hits: Mapping | None = None,
+) -> None:
+    """Record the outcomes :data:`CLAIMS` reads: answer recall of the K1 returned events per method
+    (every question), strict Hit@1 per method (reader sample), recall at K1 = 10 for each K2 of the
+    sweep, and Fig. 5's per-question Hit@1 when the reader heatmap ran (``report.hits_grid``)."""
+    quids = [q.quid for q in questions]
+    results.outcomes("answer_recall", dict(recall), quids=quids)
+    if reader_questions:
+        per_method = {name: values[1] for name, values in hits.items()}
+        results.outcomes("hits@1", per_method, quids=[q.quid for q in reader_questions])
+    else:
+        results.skip_outcomes("hits@1", "no reader questions in this run")
+    if all((PAPER_K1, k2) in sweep for k2 in GRID):
+        recall_by_k2 = {
+            f"K2={k2}": evaluate.answer_recall(kg, sweep[(PAPER_K1, k2)], questions, k=PAPER_K1)
+            for k2 in GRID
+        }
+        results.outcomes("fig5_recall", recall_by_k2, quids=quids)
+    else:
+        results.skip_outcomes("fig5_recall", f"the sweep lacks K1 = {PAPER_K1}")
+    if fig5_hits:
+        results.outcomes("fig5_hits@1", {f"K1={k}": fig5_hits[(k, PAPER_K2)] for k in GRID})
+    else:
+        results.skip_outcomes("fig5_hits@1", "the Hit@1 heatmap did not run (heatmap_reader_sample = 0)")
+
+
+def from_records(data: dict) -> tuple[dict, dict]:
+    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): answer
+    recall of each method's kept top-K1 facts and strict Hit@1 of its kept reader answers; Fig. 5 kept
+    no per-question record."""
+    from temporag.claims import legacy  # lazy: only a rebuild needs the data
+
+    questions, kept = legacy.multitq_questions(data), data.get("predictions", {})
+    k1 = int(data.get("parameters", {}).get("K1", PAPER_K1))
+    outcomes, skipped = {}, legacy.skipped(["fig5_recall", "fig5_hits@1"])
+    kept_as = {"STAR-RAG": "star_rag", "STAR-RAG-no-rule": "no_rule", "STAR-RAG-uniform": "uniform"}
+    for arm, key in kept_as.items():
+        if key in kept:
+            outcomes[f"answer_recall/{arm}"] = legacy.answer_recall(questions, kept[key], "facts", k1)
+        reads = [r for r in kept.get("reader", []) if r.get("method") == arm]
+        if reads:
+            outcomes[f"hits@1/{arm}"] = legacy.strict_hits(questions, reads)
+    return outcomes, skipped

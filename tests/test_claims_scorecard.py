@@ -1,0 +1,149 @@
+"""`temporag claims` and the declarations of the five papers, on run folders written here."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from temporag import cli
+from temporag.claims import BEST, scorecard
+from temporag.claims.rule import CONTRADICTED, NOT_RUN, NOT_TESTABLE, REPRODUCED
+
+PAPERS = ("star_rag", "tecqa", "timer4", "ia_rag", "sar")
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_paper_declares_its_claims_once_with_a_section(paper):
+    claims = scorecard.declared(paper)
+    assert len(claims) >= 5
+    assert len({c.key for c in claims}) == len(claims)
+    assert all(c.section and c.paper == paper for c in claims)
+    assert any(c.not_testable_here for c in claims)  # the reader-level claim, with its command
+    assert all("temporag reproduce --notebook " + paper in c.command for c in claims if c.not_testable_here)
+
+
+def _write_run(folder, notebook: str, first_arm_gain: float, skip: tuple[str, ...] = ()):
+    """A run whose every declared outcome exists: the first arm scores ``first_arm_gain`` more on half
+    of 200 questions; best-setting claims see the paper's setting as best."""
+    rng = np.random.default_rng(0)
+    base = (rng.random(200) < 0.5).astype(float)
+    better = base.copy()
+    better[np.flatnonzero(base == 0)[: int(first_arm_gain * 200)]] = 1.0
+    outcomes = {}
+    for claim in scorecard.declared(notebook):
+        if claim.not_testable_here or claim.measure in skip:
+            continue
+        for i, key in enumerate(claim.outcome_keys()):
+            if claim.direction == BEST:
+                values = better if claim.arms[i] == claim.paper_arm else base
+            else:
+                values = better if i == 0 else base
+            outcomes.setdefault(key, {f"q{j}": v for j, v in enumerate(values)})
+    data = {"notebook": notebook, "parameters": {"profile": "smoke", "split": "s"}, "outcomes": outcomes,
+            "outcomes_skipped": {m: "not in this profile" for m in skip}}
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+def test_a_run_is_judged_from_its_recorded_outcomes(tmp_path):
+    run = scorecard.judge_run(_write_run(tmp_path / "star_rag", "star_rag", 0.3, skip=("hits@1",)))
+    verdicts = {r["claim"]: r["verdict"] for r in run.rows}
+    assert verdicts["rule-graph-recall"] == REPRODUCED and verdicts["k2"] == REPRODUCED
+    assert verdicts["rule-graph-hits"] == NOT_RUN and verdicts["table2-hits"] == NOT_TESTABLE
+
+
+def test_the_command_prints_every_claim_and_compares_two_runs(tmp_path, capsys):
+    gain = _write_run(tmp_path / "a" / "star_rag", "star_rag", 0.3)
+    loss = tmp_path / "b" / "star_rag"
+    _write_run(loss, "star_rag", 0.3)
+    data = json.loads((loss / "results.json").read_text())
+    data["outcomes"]["answer_recall/STAR-RAG"], data["outcomes"]["answer_recall/STAR-RAG-no-rule"] = (
+        data["outcomes"]["answer_recall/STAR-RAG-no-rule"], data["outcomes"]["answer_recall/STAR-RAG"])
+    (loss / "results.json").write_text(json.dumps(data))
+    assert cli.main(["claims", str(gain)]) == 0
+    out = capsys.readouterr().out
+    assert "rule-graph-recall" in out and "reproduced" in out and "paired percentile bootstrap" in out
+    assert cli.main(["claims", str(gain), str(loss)]) == 0
+    out = capsys.readouterr().out
+    changed = [line for line in out.splitlines() if line.rstrip().endswith("CHANGED")]
+    # STAR-RAG now scores what no-rule did: it loses to no-rule and ties the uniform ablation
+    assert [line.split()[0] for line in changed] == ["rule-graph-recall", "uniform-recall"]
+    assert CONTRADICTED in changed[0] and "inconclusive" in changed[1]
+
+
+def test_a_run_without_outcomes_is_named(tmp_path, capsys):
+    folder = tmp_path / "tecqa"
+    folder.mkdir()
+    (folder / "results.json").write_text(json.dumps({"notebook": "tecqa", "metrics": {}}))
+    assert cli.main(["claims", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder}/results.json: the tecqa run holds no per-question outcomes, nor the records" in err
+
+
+def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp_path):
+    import html
+    from types import SimpleNamespace
+    from urllib.parse import quote
+
+    from temporag.batch.scorecard_page import scorecard_html
+
+    judged = SimpleNamespace(folder=_write_run(tmp_path / "smoke" / "star_rag", "star_rag", 0.3))
+    old = tmp_path / "figures" / "star_rag"
+    old.mkdir(parents=True)
+    (old / "results.json").write_text(json.dumps({"notebook": "star_rag"}))
+    page = scorecard_html({"star_rag": SimpleNamespace(folder=old)}, {"star_rag": judged}, ["star_rag"],
+                          {"star_rag": "STAR-RAG"})
+    assert page.startswith("<h2>Scorecard")
+    assert "No per-question records (re-run to judge): star_rag (paper profile) of star_rag" in page
+    assert "(smoke run)" in page
+    section = next(c.section for c in scorecard.declared("star_rag") if c.key == "rule-graph-recall")
+    anchor = html.escape(quote(section, safe="?/:@!$&'()*+,;="))  # nbconvert's heading id
+    assert f"<a href='star_rag-smoke.html#{anchor}'>The rule graph retrieves better" in page
+    assert page.count("<tr>") == 1 + len(scorecard.declared("star_rag"))
+
+
+def test_outcomes_rebuilt_from_a_committed_run_match_its_recorded_means(shared_data):
+    from pathlib import Path
+
+    from temporag.methods.star_rag.claims import from_records
+
+    data = json.loads((Path(__file__).parents[1] / "figures" / "star_rag" / "results.json").read_text())
+    outcomes, skipped = from_records(data)
+    for arm in ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform"):
+        rebuilt = list(outcomes[f"answer_recall/{arm}"].values())
+        assert len(rebuilt) == 954
+        recorded = data["metrics"][f"answer_recall@10/{arm}"]["value"]
+        assert np.mean(rebuilt) == pytest.approx(recorded, abs=1e-12)
+    assert set(skipped) == {"fig5_recall", "fig5_hits@1"}
+
+
+def test_the_leaderboard_pairs_every_row_with_the_semantic_baseline():
+    from types import SimpleNamespace
+
+    from temporag.leaderboard.paired import MEASURES, vs_baseline
+
+    def row(name, hits):
+        hits = np.asarray(hits, dtype=float)
+        return SimpleNamespace(name=name, per_question=lambda: dict.fromkeys(MEASURES, hits))
+
+    base = [0.0] * 50 + [1.0] * 150
+    frame = vs_baseline([row("Semantic baseline", base), row("better", [1.0] * 200), row("same", base)])
+    assert list(frame.method) == ["better", "better", "same", "same"]
+    assert list(frame["verdict vs baseline"]) == [REPRODUCED, REPRODUCED, "inconclusive", "inconclusive"]
+    assert frame.effect.iloc[0] == 0.25 and frame.n.iloc[0] == 200
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_claim_links_to_a_heading_of_its_notebook(paper):
+    from pathlib import Path
+
+    notebook = json.loads((Path(__file__).parents[1] / "notebooks" / f"{paper}.ipynb").read_text())
+    headings = {
+        line.lstrip("#").strip().replace(" ", "-")
+        for cell in notebook["cells"] if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines() if line.startswith("#")
+    }
+    assert {c.section for c in scorecard.declared(paper)} - headings == set()
