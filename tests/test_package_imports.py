@@ -165,3 +165,16 @@ def test_every_kit_module_imports_first_without_a_cycle():
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_notebooks_start_is_the_function_however_it_was_reached():
+    """``from temporag.notebook import start`` (every notebook's first import) gives the function, also
+    after the module that defines it was imported first."""
+    code = (
+        "import temporag.notebook.session, temporag.notebook.params\n"
+        "from temporag.notebook import start\n"
+        "assert callable(start) and start.__module__ == 'temporag.notebook.session', start\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(KIT.parent)})
+    assert done.returncode == 0, done.stderr

@@ -14,10 +14,8 @@ __all__ = ["start"]
 
 def __getattr__(name: str) -> Any:
     if name == "start":
-        from temporag.notebook.start import start  # lazy: keeps parameter declarations light
+        from temporag.notebook.session import start  # lazy: keeps parameter declarations light
 
-        # importing the submodule bound the package's ``start`` to the module: bind the function, so
-        # ``from temporag.notebook import start`` gives the function (IMPORT_FROM reads the attribute)
-        globals()["start"] = start
+        globals()["start"] = start  # found once; the module is ``session``, so nothing rebinds the name
         return start
     raise AttributeError(f"module 'temporag.notebook' has no attribute {name!r}")
