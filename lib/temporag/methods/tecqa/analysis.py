@@ -16,6 +16,7 @@ import pandas as pd
 
 from temporag.answer import evaluate
 from temporag.answer.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
+from temporag.linking.crossval import choose_on, cross_validate
 from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days
 from temporag.question.parsing import Constraints, subgraph, subgraph_parts
 
@@ -216,8 +217,6 @@ def parser_crossval(kg, questions: Sequence, parser, k: int = 5, seed: int = 0, 
     linker's degree weight is chosen on the other k − 1 folds (highest main-entity + relation accuracy)
     and scored on the held-out fold.  Returns the per-fold table (``mean`` / ``std`` / ``min`` rows
     last; :func:`temporag.linking.crossval.cross_validate`).  The parser's weight is restored."""
-    from temporag.linking.crossval import choose_on, cross_validate
-
     texts = [q.question for q in questions]
     kept = parser.linker.degree_weight
     main, rel = {}, {}
