@@ -224,9 +224,20 @@ def _check_ia_rag(data: dict) -> None:
     relations = [k for k in data["metrics"] if k.startswith("fig4/")]
     assert len(relations) == 8 * len(datasets)
     assert sum(_metric(data, k) for k in relations if "unbounded" not in k) > 0
-    assert {"table2", "table3_ablations", "table4_traversal", "table5_types", "table7_depth", "table8_meus",
-            "table9_types", "table10_groups", "fig4_allen", "unit_coverage", "tokens_recall",
-            "claims"} <= set(data["tables"])
+    assert {
+        "table2",
+        "table3_ablations",
+        "table4_traversal",
+        "table5_types",
+        "table7_depth",
+        "table8_meus",
+        "table9_types",
+        "table10_groups",
+        "fig4_allen",
+        "unit_coverage",
+        "tokens_recall",
+        "claims",
+    } <= set(data["tables"])
     assert {"fig4_allen", "fig3_accuracy_tokens"} <= set(data["figures"])
 
 
