@@ -8,7 +8,7 @@ import pytest
 
 from temporag.linking import EntityLinker
 from temporag.methods.tecqa.census import CLASSES, census_counts, error_census, main_error_class
-from temporag.parsing import Constraints
+from temporag.question.parsing import Constraints
 
 
 @pytest.fixture(scope="module")

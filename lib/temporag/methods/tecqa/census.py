@@ -27,7 +27,7 @@ import pandas as pd
 
 from temporag.linking import EntityLinker, date_word_mask, tokenize
 from temporag.methods.tecqa.analysis import main_entity_supported, relation_supported
-from temporag.parsing import Constraints
+from temporag.question.parsing import Constraints
 
 CLASSES = ("date word", "role phrase", "ambiguous name", "partial name", "relation neighbour")
 
