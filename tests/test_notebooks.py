@@ -64,6 +64,13 @@ def _check_tecqa(data: dict) -> None:
     assert _metric(data, "chain/avg_facts") == pytest.approx(66.1, abs=1.5)
     assert _metric(data, "parser/offline/main_entity_acc") == 1.0
     assert _metric(data, "parser/offline/relation_acc") >= 39 / 40
+    # the error census classes every wrong main entity of the offline parse (none on the smoke sample)
+    assert {"parser_error_census", "parser_error_classes"} <= set(data["tables"])
+    wrong_main = sum(
+        _metric(data, f"parser/census/{c}")
+        for c in ("date word", "role phrase", "ambiguous name", "partial name")
+    )
+    assert wrong_main == round(40 * (1 - _metric(data, "parser/offline/main_entity_acc")))
     # the paper's two worked examples are in the shared sample: their subgraphs have the printed sizes
     assert _metric(data, "worked_example/Table 5/subgraph_size") == 1065
     assert _metric(data, "worked_example/Table 6/subgraph_size") == 2311
