@@ -72,9 +72,7 @@ def fake_llm(reply: str | Callable[[str], str] = "['unknown']", **kwargs):
     return LLM(backend=ScriptedBackend(reply, **kwargs), cache=False, retry_base_delay=0.001)
 
 
-def server_llm(
-    tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3, concurrency=1
-):
+def server_llm(tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3, concurrency=1):
     """The kit's client of the server at ``url``, cached under ``tmp_path``, backing off 1 ms; one request
     at a time unless ``concurrency`` (the order-sensitive tests)."""
     from temporag.config import get_settings

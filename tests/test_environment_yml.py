@@ -27,7 +27,7 @@ def test_environment_yml_agrees_with_the_makefile_and_pyproject():
     [pip] = [d["pip"] for d in deps if isinstance(d, dict)]
     torch_pin = re.search(r"^TORCH_PIP_cpu := (torch==\S+)$", make, re.M).group(1)
     assert torch_pin in pip and torch_pin in project["dependencies"]
-    extras = re.search(r'for e in \(([^)]*)\)', make).group(1).replace('"', "").replace(" ", "")
+    extras = re.search(r"for e in \(([^)]*)\)", make).group(1).replace('"', "").replace(" ", "")
     assert f"-e .[{extras}]" in pip, (extras, pip)
     assert set(extras.split(",")) <= set(project["optional-dependencies"])
     assert {"cmake", "compilers"} <= {d for d in deps if isinstance(d, str)}  # llama-cpp-python from source

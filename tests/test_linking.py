@@ -172,3 +172,59 @@ def test_real_relation_paraphrase(kg):
     _, rel_vecs = kg_name_vectors(kg, enc)
     ids, _ = RelationGrounder(kg, enc, rel_vecs).ground(["paid visit", "make optimistic remarks"])
     assert [kg.relation_labels[i] for i in ids] == ["Make a visit", "Make optimistic comment"]
+
+
+# -- general rules from the KG's vocabulary, on the real MultiTQ KG (exact linking, no encoder) -------------
+
+
+@pytest.fixture(scope="module")
+def exact_linker(kg):
+    return EntityLinker(kg)
+
+
+@pytest.mark.parametrize("word", ["May", "March", "Jan", "Sept", "Monday", "Sunday", "2009", "12th"])
+def test_a_month_weekday_or_year_is_never_an_entity(kg, exact_linker, word):
+    ms = exact_linker.link(f"Which country did China criticise on {word}, before Japan did?")
+    assert [kg.entity_labels[m.entity] for m in ms] == ["China", "Japan"]
+
+
+def test_a_kg_name_holding_a_month_word_still_links(kg, exact_linker):
+    ms = exact_linker.link("Whom did Theresa May criticise in May 2016?")
+    assert [kg.entity_labels[m.entity] for m in ms] == ["Theresa May"]
+    ms = exact_linker.link("Whom did Jan Kavan praise in Jan 2002?")
+    assert [kg.entity_labels[m.entity] for m in ms] == ["Jan Kavan"]
+
+
+def test_a_surname_part_links_to_the_person(kg, exact_linker):
+    ms = exact_linker.link("Which country did Blair visit after Obama?")
+    assert [kg.entity_labels[m.entity] for m in ms] == ["Tony Blair", "Barack Obama"]
+    assert exact_linker.surnames[kg.label_to_entity["Tony Blair"]] == "blair"
+    # institution and role words are no surnames, and a full name beats its surname
+    assert not {"university", "party", "court", "ministry"} & set(exact_linker.surnames.values())
+    assert exact_linker.aliases[("tony", "blair")] == exact_linker.aliases[("blair",)]
+
+
+def test_the_score_picks_the_more_specific_span(kg, exact_linker):
+    ms = exact_linker.link("When did the Foreign Affairs of France criticise Iran?")
+    assert [kg.entity_labels[m.entity] for m in ms] == ["Foreign Affairs (France)", "Iran"]
+
+
+@pytest.mark.slow
+def test_the_degree_score_resolves_a_vague_role_phrase(kg, linker):
+    # cosine alone picks a one-off ministry; the score (cosine + weight × KG degree) the foreign ministry
+    q = "When did the Ministry of Foreign Affairs of France first criticise Iran?"
+    scored = linker.link(q)[0]
+    assert kg.entity_labels[scored.entity] == "Foreign Affairs (France)" and scored.method == "embedding"
+    kept = linker.degree_weight
+    try:
+        linker.degree_weight = 0.0
+        assert kg.entity_labels[linker.link(q)[0].entity] == "Ministry of Tourism (France)"
+    finally:
+        linker.degree_weight = kept
+
+
+@pytest.mark.slow
+def test_a_bare_place_without_its_own_entity_grounds_among_its_roles(kg, linker):
+    # MultiTQ has no entity "Canada", only Canadian roles: the span stays in Canada
+    ms = linker.link("After Iraq, who was the first country with which Canada signed an agreement?")
+    assert kg.entity_labels[ms[1].entity].endswith("(Canada)")

@@ -74,8 +74,12 @@ def installed(folder: Path, torch: str) -> list[Path]:
     the venv, the kit with torch (core), the llama-cpp-python wheel, the final install."""
     digest = stamp(folder, torch).rsplit("-", 1)[1]
     llama = re.search(r'"llama-cpp-python==([^"]+)"', (folder / "pyproject.toml").read_text()).group(1)
-    paths = [folder / ".venv" / ".base", folder / f".venv/.core-{torch}-{digest}",
-             folder / f".venv/wheels/.built-llama-cpp-python-{llama}", folder / stamp(folder, torch)]
+    paths = [
+        folder / ".venv" / ".base",
+        folder / f".venv/.core-{torch}-{digest}",
+        folder / f".venv/wheels/.built-llama-cpp-python-{llama}",
+        folder / stamp(folder, torch),
+    ]
     for age, path in enumerate(paths):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
@@ -137,7 +141,7 @@ def test_llama_build_include_switches_llama_cpps_common_library_off_again(checko
     src = tmp_path / "src"
     (src / "vendor").mkdir(parents=True)
     (src / "CMakeLists.txt").write_text(
-        'cmake_minimum_required(VERSION 3.14)\nproject(llama_cpp LANGUAGES NONE)\n'
+        "cmake_minimum_required(VERSION 3.14)\nproject(llama_cpp LANGUAGES NONE)\n"
         'set(LLAMA_BUILD_COMMON ON CACHE BOOL "" FORCE)\nmessage(STATUS "outer: ${LLAMA_BUILD_COMMON}")\n'
         "add_subdirectory(vendor)\n"
     )

@@ -50,10 +50,17 @@ def test_start_records_every_resolved_value(questions, tmp_path, tmp_cache, monk
     declared = Parameters(
         *(KIT[n] for n in ("profile", "sample_size", "reader_sample", "seed", "llm_model", "llm_base_url")),
         KIT["output_dir"],
-        Parameter("parse_sample", "Optional[int]", None, "", at_least(0, optional=True),
-                  {"smoke": 2, "paper": 20}),
-        Parameter("reader_style", "Optional[str]", None, "", choice(None, "plain", "appendix-e"),
-                  {"paper": Served(offline="plain", served="appendix-e")}),
+        Parameter(
+            "parse_sample", "Optional[int]", None, "", at_least(0, optional=True), {"smoke": 2, "paper": 20}
+        ),
+        Parameter(
+            "reader_style",
+            "Optional[str]",
+            None,
+            "",
+            choice(None, "plain", "appendix-e"),
+            {"paper": Served(offline="plain", served="appendix-e")},
+        ),
     )
     params = {"profile": "paper", "output_dir": str(tmp_path / "o")}  # seed: TEMPORAG_SEED
     run = start("demo", params, questions=questions[:50], declared=declared)

@@ -67,7 +67,9 @@ def test_papermill_lists_every_parameter_with_its_type(name):
 def test_help_notebook_shows_no_unknown_type():
     out = subprocess.run(
         [sys.executable, "-m", "papermill", "--help-notebook", str(REPO_ROOT / "notebooks" / "timer4.ipynb")],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "Unknown type" not in out
     assert "pool_triples: Optional[int] (default None)" in out

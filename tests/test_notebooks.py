@@ -64,6 +64,13 @@ def _check_tecqa(data: dict) -> None:
     assert _metric(data, "chain/avg_facts") == pytest.approx(66.1, abs=1.5)
     assert _metric(data, "parser/offline/main_entity_acc") == 1.0
     assert _metric(data, "parser/offline/relation_acc") >= 39 / 40
+    # the error census classes every wrong main entity of the offline parse (none on the smoke sample)
+    assert {"parser_error_census", "parser_error_classes"} <= set(data["tables"])
+    wrong_main = sum(
+        _metric(data, f"parser/census/{c}")
+        for c in ("date word", "role phrase", "ambiguous name", "partial name")
+    )
+    assert wrong_main == round(40 * (1 - _metric(data, "parser/offline/main_entity_acc")))
     # the paper's two worked examples are in the shared sample: their subgraphs have the printed sizes
     assert _metric(data, "worked_example/Table 5/subgraph_size") == 1065
     assert _metric(data, "worked_example/Table 6/subgraph_size") == 2311
@@ -224,9 +231,20 @@ def _check_ia_rag(data: dict) -> None:
     relations = [k for k in data["metrics"] if k.startswith("fig4/")]
     assert len(relations) == 8 * len(datasets)
     assert sum(_metric(data, k) for k in relations if "unbounded" not in k) > 0
-    assert {"table2", "table3_ablations", "table4_traversal", "table5_types", "table7_depth", "table8_meus",
-            "table9_types", "table10_groups", "fig4_allen", "unit_coverage", "tokens_recall",
-            "claims"} <= set(data["tables"])
+    assert {
+        "table2",
+        "table3_ablations",
+        "table4_traversal",
+        "table5_types",
+        "table7_depth",
+        "table8_meus",
+        "table9_types",
+        "table10_groups",
+        "fig4_allen",
+        "unit_coverage",
+        "tokens_recall",
+        "claims",
+    } <= set(data["tables"])
     assert {"fig4_allen", "fig3_accuracy_tokens"} <= set(data["figures"])
 
 

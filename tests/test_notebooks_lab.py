@@ -119,7 +119,9 @@ MODEL_TEXT_JS = """() => window.jupyterapp.shell.currentWidget.content.widgets
 
 
 @contextmanager
-def _lab(root: Path, tmp_path: Path, shared_data: Path, extra_env: dict[str, str]) -> Iterator[tuple[str, str]]:  # noqa: E501
+def _lab(
+    root: Path, tmp_path: Path, shared_data: Path, extra_env: dict[str, str]
+) -> Iterator[tuple[str, str]]:  # noqa: E501
     """JupyterLab serving ``root`` with the flags ``make lab`` adds (--allow-root as root) on a free port;
     yields (base URL, token) and shuts it down."""
     make_line = _make_lab_line(tmp_path)

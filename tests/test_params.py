@@ -55,8 +55,14 @@ def test_start_rejects_bad_values_in_one_line(questions, tmp_path, tmp_cache, no
 def test_start_accepts_good_values(questions, tmp_path, tmp_cache):
     run = start(
         "tecqa",
-        {"profile": "smoke", "K": 1, "N": 0, "sample_size": 5, "reader_sample": 0,
-         "output_dir": str(tmp_path / "out")},
+        {
+            "profile": "smoke",
+            "K": 1,
+            "N": 0,
+            "sample_size": 5,
+            "reader_sample": 0,
+            "output_dir": str(tmp_path / "out"),
+        },
         questions=questions,
     )
     assert len(run.questions) == 5 and run.reader_questions == []
@@ -66,8 +72,16 @@ def test_start_accepts_good_values(questions, tmp_path, tmp_cache):
 def test_start_collects_the_parameters_cell_from_the_notebooks_globals(questions, tmp_path, tmp_cache):
     """The setup cell passes ``globals()``: every declared name is read from it (the rest ignored), the
     notebook's own profile table wins over the kit's, and what ran is recorded."""
-    namespace = {"__name__": "__main__", "np": np, "profile": "paper", "sample_size": 30, "K": 12,
-                 "parse_sample": None, "reader_sample": None, "output_dir": str(tmp_path / "out")}
+    namespace = {
+        "__name__": "__main__",
+        "np": np,
+        "profile": "paper",
+        "sample_size": 30,
+        "K": 12,
+        "parse_sample": None,
+        "reader_sample": None,
+        "output_dir": str(tmp_path / "out"),
+    }
     run = start("tecqa", namespace, questions=questions)
     recorded = json.loads((tmp_path / "out" / "results.json").read_text())["parameters"]
     assert set(recorded) == set(declarations("tecqa").names)
@@ -78,8 +92,11 @@ def test_start_collects_the_parameters_cell_from_the_notebooks_globals(questions
 
 
 def test_sar_reader_sample_is_its_agent_sample(questions, tmp_path, tmp_cache):
-    run = start("sar", {"profile": "smoke", "reader_sample": 6, "output_dir": str(tmp_path / "o")},
-                questions=questions)
+    run = start(
+        "sar",
+        {"profile": "smoke", "reader_sample": 6, "output_dir": str(tmp_path / "o")},
+        questions=questions,
+    )
     assert run.params["reader_sample"] == 6 and "agent_sample" not in run.params
     assert run.params["sweep_sample"] == 1 and run.params["n_max_llm"] == 2
 

@@ -5,13 +5,15 @@ does it with three LLM prompts).  A laptop reader such as SmolLM2-135M cannot fo
 this module does the same job deterministically, in three steps any method can reuse:
 
 1. **Exact, longest-match linking** over every entity name in the forms MultiTQ writes them: the KG's
-   underscored name, its spaced label, and for the many ``Role (Place)`` names ("Citizen (Norway)")
-   the forms questions use — "Role of Place", "Place's Role", "Place Role".  Matching is on normalised
-   tokens (case, accents, dots, plural -s and "the" ignored), so "the citizens of Norway" and
-   "Prime Minister of India" link exactly.
-2. **Embedding grounding for the rest** (TECQA Eq. 2): name-like spans left over — capitalised runs
-   and role phrases built from the KG's own role vocabulary ("the Myanmar migrants", "Danish Ministry of
-   Defence and Security") — go to the entity whose label has the highest cosine similarity.
+   underscored name, its spaced label, for the many ``Role (Place)`` names ("Citizen (Norway)") the forms
+   questions use — "Role of Place", "Place's Role", "Place Role" — and a person's surname.  Matching is
+   on normalised tokens (case, accents, dots, plural -s and "the" ignored).  The timestamp vocabulary
+   (numbers, month and weekday names) never makes a name on its own.
+2. **Grounding for the rest** (TECQA Eq. 2): name-like spans left over — capitalised runs and role
+   phrases built from the KG's own role vocabulary — go to the candidate with the best score, cosine +
+   w × the entity's normalised log degree in the KG; a span naming a place is grounded only among the
+   entities whose names hold that place.  ``w`` is the linker's one number, chosen by 5-fold
+   cross-validation (:mod:`.crossval`).
 3. **Relation grounding**: what is left of the question once entities, dates and question scaffolding
    are removed ("paid a visit") is grounded to the relation label with the highest cosine ("Make a visit").
 
@@ -21,7 +23,7 @@ object) is :func:`main_entity_index`; it only needs the mentions' positions.
 Modules: :mod:`.tokens` (tokeniser and normalisation shared by both sides of a match), :mod:`.places` (the
 ``Role (Place)`` naming scheme), :mod:`.entities` (steps 1 and 2), :mod:`.mentions` (what a mention is, the
 main-entity rule and the relation phrase), :mod:`.relations` (step 3), :mod:`.phrase_vectors` (each
-phrase embedded once).
+phrase embedded once), :mod:`.crossval` (seeded k-fold tables).
 """
 
 from __future__ import annotations
@@ -44,10 +46,19 @@ from temporag.linking.relations import (
     relation_paraphrases,
     top_relations,
 )
-from temporag.linking.tokens import FUNCTION_WORDS, Token, date_word_mask, name_key, normalise_token, tokenize
+from temporag.linking.tokens import (
+    CALENDAR_WORDS,
+    FUNCTION_WORDS,
+    Token,
+    date_word_mask,
+    name_key,
+    normalise_token,
+    tokenize,
+)
 
 __all__ = [
     "AUXILIARIES",
+    "CALENDAR_WORDS",
     "CONNECTORS",
     "CONSTRAINT_WORDS",
     "FUNCTION_WORDS",

@@ -15,13 +15,16 @@ import numpy as np
 
 from temporag.linking.mentions import Mention, first_mention_per_entity, follows_constraint
 from temporag.linking.phrase_vectors import encode_memo
-from temporag.linking.places import ROLE_PLACE, alias_forms, place_roles, scheme_place_names
-from temporag.linking.tokens import FUNCTION_WORDS, Token, date_word_mask, name_key, tokenize
+from temporag.linking.places import ROLE_PLACE, alias_forms, place_roles
+from temporag.linking.tokens import CALENDAR_WORDS, FUNCTION_WORDS, Token, date_word_mask, name_key, tokenize
 from temporag.timeutil import extract_time_mentions
 
 #: Words joining the parts of one name ("Ministry of Defence and Security", "Saud bin Faisal").
 CONNECTORS = frozenset("of and for the de da do dos del la le al el bin ibn van von der 's &".split())
 _BREAK_CHARS = set(',?;:!()[]"')
+#: The grounding score's weight on an entity's KG degree (:meth:`EntityLinker.score`), chosen by 5-fold
+#: cross-validation on the shared MultiTQ questions (every fold chose it; see the linker's crossval).
+DEGREE_WEIGHT = 0.3
 
 
 class EntityLinker:
@@ -30,12 +33,19 @@ class EntityLinker:
     ``entity_vectors`` are the normalised label vectors (``embed.kg_name_vectors``); ``encoder`` embeds
     the leftover spans.  Both are optional for exact-only use (tests, quick looks).
 
-    Two general rules, off by default (the paper-faithful runs link without them):
-    ``date_words`` recognises date words before linking — a month name or abbreviation next to a number or
-    after a preposition ("in Sept.", "on 3 Dec"), and bare numbers — so they never start a name;
-    ``role_scheme`` grounds a leftover span that names a place (or its adjective: "Croatian" → Croatia)
-    among the KG's ``Role (Place)`` entities of that place, so "the leader of Turkmenistan" can only land
-    on a Turkmen role, never on a similar role of another country.
+    Every rule comes from the KG's own vocabulary or from general English (see :mod:`temporag.linking`):
+
+    * the timestamp vocabulary (numbers, month and weekday words) never makes an entity on its own; only
+      a longer KG name holding other words may include it ("Theresa May");
+    * a span that names a place (or its adjective: "Croatian" → Croatia) is grounded among the entities
+      whose names hold that place — its ``Role (Place)`` entities, the place itself, its named
+      organisations — so "the leader of Turkmenistan" can only land on a Turkmen entity;
+    * a person's surname alone links to the person (the busiest one when several share it);
+    * every choice among candidates is one score (:meth:`score`): an exact KG name first (a label
+      before a derived form, a full name before a surname), else the span's cosine with the label plus
+      ``degree_weight`` × the entity's normalised log degree in the KG (a busier entity is the likelier
+      reading of a vague span).  ``degree_weight`` is the linker's one number; it is chosen by
+      cross-validation (:func:`temporag.methods.tecqa.analysis.parser_crossval`).
     """
 
     def __init__(
@@ -44,15 +54,25 @@ class EntityLinker:
         encoder=None,
         entity_vectors: np.ndarray | None = None,
         *,
-        date_words: bool = False,
-        role_scheme: bool = False,
+        degree_weight: float = DEGREE_WEIGHT,
     ) -> None:
         self.kg = kg
         self.encoder = encoder
         self.entity_vectors = entity_vectors
-        self.date_words = date_words
-        self.role_scheme = role_scheme
+        self.degree_weight = degree_weight
         self._span_memo: dict[str, np.ndarray] = {}
+
+    @cached_property
+    def prior(self) -> np.ndarray:
+        """Each entity's log degree in the KG, scaled to [0, 1] (the busiest entity: 1)."""
+        degree = np.log1p(np.diff(self.kg.by_entity.offsets).astype(np.float64))
+        return (degree / max(float(degree.max()), 1e-9)).astype(np.float32)
+
+    def score(self, sims: np.ndarray, candidates: np.ndarray | None = None) -> np.ndarray:
+        """The grounding score of candidates (all entities when None) given their cosines with a span:
+        cosine + ``degree_weight`` × :attr:`prior`."""
+        prior = self.prior if candidates is None else self.prior[candidates]
+        return sims + self.degree_weight * prior
 
     @cached_property
     def places(self) -> dict[tuple[str, ...], tuple[int | None, list[int]]]:
@@ -65,15 +85,63 @@ class EntityLinker:
         """Normalised alias key → entity id; a label beats a derived form, then the busier entity wins."""
         degree = np.diff(self.kg.by_entity.offsets)
         best: dict[tuple[str, ...], tuple[int, int, int]] = {}
+
+        def offer(key: tuple[str, ...], specificity: int, eid: int) -> None:
+            cand = (specificity, -int(degree[eid]), eid)
+            if key and (key not in best or cand < best[key]):
+                best[key] = cand
+
         for eid, label in enumerate(self.kg.entity_labels):
             for rank, form in enumerate(alias_forms(label)):
-                key = name_key(form)
-                if not key:
-                    continue
-                cand = (0 if rank == 0 else 1, -int(degree[eid]), eid)
-                if key not in best or cand < best[key]:
-                    best[key] = cand
+                offer(name_key(form), 0 if rank == 0 else 1, eid)
+        for eid, surname in self.surnames.items():
+            offer((surname,), 2, eid)
         return {k: v[2] for k, v in best.items()}
+
+    @cached_property
+    def surnames(self) -> dict[int, str]:
+        """Entity → the surname a question may name it by: the last word of a personal name, i.e. a label
+        without a parenthesis of two to four capitalised words (name particles allowed) none of which
+        is a word of the KG's roles, relations or institutions (so "Labour Party", "Harvard University"
+        are not persons) and that is not a place of the naming scheme."""
+        common = self.role_vocabulary | self.relation_words | self.institution_words
+        out = {}
+        for eid, label in enumerate(self.kg.entity_labels):
+            if "(" in label or "/" in label or label.endswith(".") or name_key(label) in self.places:
+                continue  # a role, or a place of the naming scheme ("South Korea")
+            tokens = tokenize(label)
+            words = [t for t in tokens if t.norm not in CONNECTORS]
+            if not 2 <= len(words) <= 4 or not all(
+                t.text[:1].isupper() and t.text[:1].isalpha() for t in words
+            ):
+                continue
+            if any(t.norm in common or t.norm in FUNCTION_WORDS for t in words):
+                continue
+            last = words[-1].norm
+            if len(last) > 2 and last not in CALENDAR_WORDS:
+                out[eid] = last
+        return out
+
+    @cached_property
+    def institution_words(self) -> frozenset[str]:
+        """Capitalised words of the KG's names built with a connector ("University of Tokyo", "Bank for
+        International Settlements"): institution vocabulary, never a surname."""
+        words = set()
+        for label in self.kg.entity_labels:
+            tokens = tokenize(label.split(" (")[0])
+            if any(t.norm in CONNECTORS and not t.text[:1].isupper() for t in tokens):
+                words.update(t.norm for t in tokens if t.text[:1].isupper())
+        return frozenset(words)
+
+    @cached_property
+    def role_vocabulary(self) -> frozenset[str]:
+        """Every normalised word of the roles of the KG's ``Role (Place)`` names."""
+        return frozenset(
+            t.norm
+            for label in self.kg.entity_labels
+            if (m := ROLE_PLACE.match(label))
+            for t in tokenize(m.group("role"))
+        )
 
     @cached_property
     def max_alias_len(self) -> int:
@@ -82,12 +150,7 @@ class EntityLinker:
     @cached_property
     def role_words(self) -> frozenset[str]:
         """Normalised words of the KG's ``Role (Place)`` roles ("citizen", "military", "envoy")."""
-        words = set()
-        for label in self.kg.entity_labels:
-            m = ROLE_PLACE.match(label)
-            if m:
-                words.update(t.norm for t in tokenize(m.group("role")))
-        words -= self.relation_heads
+        words = set(self.role_vocabulary) - self.relation_heads
         return frozenset(w for w in words if w not in FUNCTION_WORDS and w not in CONNECTORS and len(w) > 2)
 
     @cached_property
@@ -101,8 +164,12 @@ class EntityLinker:
         return frozenset(t[0].norm for label in self.kg.relation_labels if (t := tokenize(label)))
 
     # -- step 1: exact longest match --------------------------------------------------------------
-    def exact_matches(self, tokens: Sequence[Token], blocked: Sequence[bool]) -> list[tuple[int, int, int]]:
-        """(first token, end token, entity) of greedy longest alias matches, left to right."""
+    def exact_matches(
+        self, tokens: Sequence[Token], blocked: Sequence[bool], dated: Sequence[bool] | None = None
+    ) -> list[tuple[int, int, int]]:
+        """(first token, end token, entity) of greedy longest alias matches, left to right; a match made
+        only of ``dated`` tokens (the timestamp vocabulary) is no name."""
+        dated = dated if dated is not None else [False] * len(tokens)
         out = []
         i, n = 0, len(tokens)
         while i < n:
@@ -118,6 +185,8 @@ class EntityLinker:
                     span = tokens[i:j]
                     if not any(t.capitalised and t.norm not in FUNCTION_WORDS for t in span):
                         continue  # lower-case words ("the first person") are not names
+                    if all(dated[i:j]):
+                        continue  # "May", "Monday", "2009": a date, never an entity
                     hit = (i, j, eid)
                     break
             if hit:
@@ -137,14 +206,13 @@ class EntityLinker:
         n = len(tokens)
         time_spans = [(m.start, m.end) for m in extract_time_mentions(question)]
         blocked = [any(s < t.end and t.start < e for s, e in time_spans) for t in tokens]
-        if self.date_words:
-            blocked = [b or d for b, d in zip(blocked, date_word_mask(tokens))]
+        dated = date_word_mask(tokens)
         # a comma or question mark between two tokens ends any span
         breaks = [
             i > 0 and any(ch in _BREAK_CHARS for ch in question[tokens[i - 1].end : tokens[i].start])
             for i in range(n)
         ]
-        exact = self.exact_matches(tokens, blocked)
+        exact = self.exact_matches(tokens, blocked, dated)
         exact_at = {i: (i, j, e) for i, j, e in exact}
         covered = [False] * n
         for i, j, _ in exact:
@@ -153,7 +221,9 @@ class EntityLinker:
 
         def is_name(k: int) -> bool:
             t = tokens[k]
-            return not blocked[k] and (covered[k] or (t.capitalised and t.norm not in FUNCTION_WORDS))
+            return not blocked[k] and (
+                covered[k] or (t.capitalised and t.norm not in FUNCTION_WORDS and not dated[k])
+            )
 
         def is_conn(k: int) -> bool:
             return not blocked[k] and tokens[k].norm in CONNECTORS
@@ -168,6 +238,7 @@ class EntityLinker:
             t = tokens[k]
             return (
                 not blocked[k]
+                and not dated[k]
                 and not t.capitalised
                 and t.norm not in FUNCTION_WORDS
                 and t.norm not in relation_heads
@@ -225,8 +296,55 @@ class EntityLinker:
         return tokens, out
 
     # -- step 3: grounding ------------------------------------------------------------------------
+    @cached_property
+    def place_pools(self) -> dict[tuple[str, ...], np.ndarray]:
+        """Place key (a place of the naming scheme, or its adjective) → the entities whose names hold
+        that place: the place, its ``Role (Place)`` entities and its named organisations."""
+        by_word: dict[str, list[int]] = {}
+        keys = [name_key(label) for label in self.kg.entity_labels]
+        for eid, key in enumerate(keys):
+            for w in set(key):
+                by_word.setdefault(w, []).append(eid)
+        pools: dict[tuple[str, ...], np.ndarray] = {}
+        for place_key, (_place, roles) in self.places.items():
+            name = name_key(self.kg.entity_labels[roles[0]].rpartition("(")[2].rstrip(")"))
+            ids = [
+                e
+                for e in by_word.get(name[0], [])
+                if any(keys[e][i : i + len(name)] == name for i in range(len(keys[e]) - len(name) + 1))
+            ]
+            pools[place_key] = np.asarray(sorted(set(ids) | set(roles)), dtype=np.int64)
+        return pools
+
+    def pool_of(self, text: str) -> np.ndarray | None:
+        """The candidates of a span that names a place (the longest place key in it): :attr:`place_pools`;
+        None (every entity) when it names none."""
+        norms = [t.norm for t in tokenize(text) if t.norm != "the"]
+        for size in range(min(len(norms), 4), 0, -1):
+            for a in range(len(norms) - size + 1):
+                pool = self.place_pools.get(tuple(norms[a : a + size]))
+                if pool is not None:
+                    return pool
+        return None
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        if self.encoder is None or self.entity_vectors is None:
+            raise ValueError("embedding grounding needs an encoder and entity_vectors")
+        return encode_memo(self.encoder, [_strip_article(t) for t in texts], self._span_memo)
+
+    def ranked(self, text: str, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(candidates, their scores, their cosines) of one span, best score first."""
+        pool = self.pool_of(text)
+        sims = self.entity_vectors @ vector if pool is None else self.entity_vectors[pool] @ vector
+        cands = np.arange(len(sims)) if pool is None else pool
+        scores = self.score(sims, None if pool is None else pool)
+        order = np.lexsort((cands, -scores))
+        return cands[order], scores[order], sims[order]
+
     def ground(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """TECQA's Ground(m, E_KG): exact alias if there is one, else the label with the best cosine."""
+        """TECQA's Ground(m, E_KG): the exact alias if there is one, else the candidate with the best
+        :meth:`score` (among the named place's entities when the span names a place); returns the ids
+        and the chosen entity's cosine (1.0 for an exact name)."""
         ids = np.full(len(texts), -1, dtype=np.int64)
         scores = np.zeros(len(texts), dtype=np.float32)
         todo = []
@@ -237,85 +355,32 @@ class EntityLinker:
             elif text.strip():
                 todo.append(i)
         if todo:
-            if self.encoder is None or self.entity_vectors is None:
-                raise ValueError("embedding grounding needs an encoder and entity_vectors")
-            vecs = self.encoder.encode([_strip_article(texts[i]) for i in todo], progress=False)
-            sims = vecs @ self.entity_vectors.T
-            best = sims.argmax(axis=1)
-            ids[todo] = best
-            scores[todo] = sims[np.arange(len(todo)), best]
-        return ids, scores
-
-    @cached_property
-    def scheme_places(self) -> frozenset[str]:
-        """This KG's places of the naming scheme (:func:`~temporag.linking.places.scheme_place_names`)."""
-        return scheme_place_names(self.kg.entity_labels)
-
-    def place_of(self, entity: int) -> str | None:
-        """The place of a ``Role (Place)`` entity of the naming scheme, else None."""
-        m = ROLE_PLACE.match(self.kg.entity_labels[entity])
-        if m and m.group("place") in self.scheme_places:
-            return m.group("place")
-        return None
-
-    def ground_role_scheme(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Spans naming a place (or its adjective) plus other words, grounded among that place's
-        ``Role (Place)`` entities and the place itself by cosine; −1 where no place is named."""
-        ids = np.full(len(texts), -1, dtype=np.int64)
-        scores = np.zeros(len(texts), dtype=np.float32)
-        todo = []
-        for i, text in enumerate(texts):
-            norms = [t.norm for t in tokenize(text) if t.norm != "the"]
-            hit = None
-            for size in range(min(len(norms), 4), 0, -1):
-                for a in range(len(norms) - size + 1):
-                    entry = self.places.get(tuple(norms[a : a + size]))
-                    rest = [w for w in norms[:a] + norms[a + size :] if w not in FUNCTION_WORDS]
-                    if entry is not None and rest:
-                        hit = entry
-                        break
-                if hit:
-                    break
-            if hit:
-                place, roles = hit
-                todo.append((i, ([place] if place is not None else []) + roles))
-        if todo and self.encoder is not None and self.entity_vectors is not None:
-            vecs = self.encoder.encode([_strip_article(texts[i]) for i, _ in todo], progress=False)
-            for (i, cands), v in zip(todo, vecs):
-                sims = self.entity_vectors[cands] @ v
-                best = int(sims.argmax())
-                ids[i], scores[i] = cands[best], float(sims[best])
+            vecs = self._vectors([texts[i] for i in todo])
+            for i, v in zip(todo, vecs):
+                cands, _, sims = self.ranked(texts[i], v)
+                ids[i], scores[i] = cands[0], min(float(sims[0]), 0.9999)
         return ids, scores
 
     def alternatives(
         self, texts: Sequence[str], chosen: Sequence[int], k: int, margin: float
     ) -> list[list[tuple[int, float]]]:
-        """Other readings of uncertain mentions: up to ``k`` entities whose cosine with the span is within
-        ``margin`` of the chosen entity's, best first, as (entity, gap).  A chosen ``Role (Place)`` entity
-        keeps its place (the alternatives are that place and its roles), so "the Prime Minister of India"
-        may also read "Head of Government (India)" but never another country's role."""
+        """Other readings of uncertain mentions: up to ``k`` candidates whose :meth:`score` is within
+        ``margin`` of the chosen entity's, best first, as (entity, gap).  A span naming a place keeps
+        its place's entities, so "the Prime Minister of India" may also read "Head of Government
+        (India)" but never another country's role."""
         if not len(texts) or k <= 0:
             return [[] for _ in texts]
-        if self.encoder is None or self.entity_vectors is None:
-            raise ValueError("entity alternatives need an encoder and entity_vectors")
-        vecs = encode_memo(self.encoder, [_strip_article(t) for t in texts], self._span_memo)
+        vecs = self._vectors(texts)
         out = []
-        for v, eid in zip(vecs, chosen):
-            place = self.place_of(int(eid)) if self.role_scheme else None
-            entry = self.places.get(name_key(place)) if place is not None else None
-            if entry is not None:
-                pool = np.asarray(([entry[0]] if entry[0] is not None else []) + entry[1], dtype=np.int64)
-                sims = self.entity_vectors[pool] @ v
-            else:
-                pool, sims = None, self.entity_vectors @ v
-            ref = float(self.entity_vectors[int(eid)] @ v)
-            order = np.argsort(-sims, kind="stable")
+        for text, v, eid in zip(texts, vecs, chosen):
+            cands, scores, _ = self.ranked(text, v)
+            where = np.flatnonzero(cands == int(eid))
+            ref = float(scores[where[0]]) if len(where) else float(scores[0])
             picked = []
-            for j in order[: k + 1]:
-                e = int(pool[j]) if pool is not None else int(j)
-                gap = ref - float(sims[j])
+            for e, sc in zip(cands[: k + 1].tolist(), scores[: k + 1].tolist()):
                 if e == int(eid):
                     continue
+                gap = ref - sc
                 if gap > margin or len(picked) == k:
                     break
                 picked.append((e, round(max(gap, 0.0), 4)))
@@ -343,21 +408,14 @@ class EntityLinker:
             per_q.append((q, tokens, items))
         if pending:
             ids, scores = self.ground(pending)
-            if self.role_scheme:
-                # only a role of *another* place is overruled; a named organisation the cosine found
-                # ("Japan Self-Defense Forces") is kept
-                role_ids, role_scores = self.ground_role_scheme(pending)
-                found = (role_ids >= 0) & np.array([self.place_of(int(e)) is not None for e in ids])
-                ids[found], scores[found] = role_ids[found], role_scores[found]
         out = []
         for _q, tokens, items in per_q:
             mentions = []
             for item in items:
                 s, e, text = item[:3]
                 if len(item) == 4:
-                    eid, score, method = int(ids[item[3]]), float(scores[item[3]]), "embedding"
-                    if score == 1.0:
-                        method = "exact"
+                    eid, score = int(ids[item[3]]), float(scores[item[3]])
+                    method = "exact" if score == 1.0 else "embedding"
                 else:
                     eid, score, method = int(item[3]), 1.0, "exact"
                 mentions.append(

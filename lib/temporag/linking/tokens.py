@@ -7,6 +7,7 @@ numbers out of entity names.
 
 from __future__ import annotations
 
+import calendar
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -74,25 +75,26 @@ def name_key(text: str) -> tuple[str, ...]:
     return tuple(t.norm for t in tokenize(text) if t.norm != "the")
 
 
-_MONTH_WORDS = frozenset(
-    """january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec""".split()
-)
-_DATE_PREPOSITIONS = frozenset("in on during since until till by of from early late mid between".split())
+def _calendar_words() -> frozenset[str]:
+    """The timestamp vocabulary in English: month and weekday names and their abbreviations
+    (the C locale's ``calendar`` names, plus the common "Sept")."""
+    words = [*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name, *calendar.day_abbr]
+    return frozenset(normalise_token(w) for w in [*words, "Sept"])
+
+
+#: Month and weekday words, normalised: parts of dates, never entities on their own.
+CALENDAR_WORDS = _calendar_words()
+
+
+def is_date_word(token: Token) -> bool:
+    """A number (a year, a day, "3rd") or a capitalised month / weekday word."""
+    norm = token.norm
+    if norm.isdigit() or (norm[:1].isdigit() and norm.rstrip("stndrh").isdigit()):
+        return True
+    return token.capitalised and norm.rstrip(".") in CALENDAR_WORDS
 
 
 def date_word_mask(tokens: Sequence[Token]) -> list[bool]:
-    """Tokens that are parts of a date even outside a full date: numbers, and month words next to a
-    number or after a preposition ("in Sept.", "3 Dec", "Jan 5") — so a month never links as a name."""
-    n = len(tokens)
-    is_num = [t.norm.rstrip("stndrh").isdigit() or t.norm.isdigit() for t in tokens]
-    out = list(is_num)
-    for i, t in enumerate(tokens):
-        word = t.norm.rstrip(".")
-        if word not in _MONTH_WORDS or not t.capitalised:
-            continue
-        near_number = (i > 0 and is_num[i - 1]) or (i + 1 < n and is_num[i + 1])
-        after_prep = i > 0 and tokens[i - 1].norm in _DATE_PREPOSITIONS
-        if near_number or after_prep or t.text.endswith("."):
-            out[i] = True
-    return out
+    """Tokens of the timestamp vocabulary (:func:`is_date_word`): the linker never makes an entity of
+    them alone; only a longer KG name holding other words ("Theresa May", "Jan Kavan") may include them."""
+    return [is_date_word(t) for t in tokens]

@@ -87,8 +87,10 @@ def unit() -> Rule:
 
 def whole_list(optional: bool = False) -> Rule:
     return Rule(
-        lambda v: (optional and v is None)
-        or (isinstance(v, (list, tuple)) and len(v) > 0 and all(_whole(x) and x >= 1 for x in v)),
+        lambda v: (
+            (optional and v is None)
+            or (isinstance(v, (list, tuple)) and len(v) > 0 and all(_whole(x) and x >= 1 for x in v))
+        ),
         "a non-empty list of whole numbers ≥ 1" + (" or None" if optional else ""),
     )
 
@@ -250,32 +252,69 @@ def _profile_note(parameter: Parameter) -> str:
 # -- the kit's vocabulary: one rule per name, shared by every notebook -------------------------------
 
 KIT = Parameters(
-    Parameter("profile", "str", "smoke", '"smoke" (CI-sized) | "paper" (every shared question)',
-              choice(*PROFILE_NAMES)),
-    Parameter("split", "str", "test_sample_shared", "MultiTQ question split under TEMPORAG_DATA",
-              text(optional=False)),
-    Parameter("questions_file", "Optional[str]", None,
-              "any question file in MultiTQ's format; replaces `split`", EXISTING_FILE),
-    Parameter("sample_size", "Optional[int]", None,
-              "questions for LLM-free metrics", at_least(1, optional=True),
-              {"smoke": 40, "paper": None}),
+    Parameter(
+        "profile",
+        "str",
+        "smoke",
+        '"smoke" (CI-sized) | "paper" (every shared question)',
+        choice(*PROFILE_NAMES),
+    ),
+    Parameter(
+        "split",
+        "str",
+        "test_sample_shared",
+        "MultiTQ question split under TEMPORAG_DATA",
+        text(optional=False),
+    ),
+    Parameter(
+        "questions_file",
+        "Optional[str]",
+        None,
+        "any question file in MultiTQ's format; replaces `split`",
+        EXISTING_FILE,
+    ),
+    Parameter(
+        "sample_size",
+        "Optional[int]",
+        None,
+        "questions for LLM-free metrics",
+        at_least(1, optional=True),
+        {"smoke": 40, "paper": None},
+    ),
     # a served model is fast enough to read every question of the paper profile
-    Parameter("reader_sample", "Optional[int]", None, "questions the reader reads",
-              at_least(0, optional=True), {"smoke": 4, "paper": Served(offline=200, served=None)}),
+    Parameter(
+        "reader_sample",
+        "Optional[int]",
+        None,
+        "questions the reader reads",
+        at_least(0, optional=True),
+        {"smoke": 4, "paper": Served(offline=200, served=None)},
+    ),
     Parameter("seed", "int", 0, "seed of every sample the run draws", at_least(0)),
-    Parameter("llm_model", "Optional[str]", None, "None: TEMPORAG_LLM_MODEL or the embedded SmolLM2",
-              text()),
-    Parameter("llm_base_url", "Optional[str]", None, "None: TEMPORAG_LLM_BASE_URL or offline", Rule(
-        lambda v: v is None or (isinstance(v, str) and v.startswith(("http://", "https://"))),
-        "None or an http(s):// URL of an OpenAI-compatible server (its /v1 root)",
-    )),
-    Parameter("output_dir", "Optional[str]", None, "None: figures/<paper> or runs/<profile>/<paper>",
-              text()),
+    Parameter("llm_model", "Optional[str]", None, "None: TEMPORAG_LLM_MODEL or the embedded SmolLM2", text()),
+    Parameter(
+        "llm_base_url",
+        "Optional[str]",
+        None,
+        "None: TEMPORAG_LLM_BASE_URL or offline",
+        Rule(
+            lambda v: v is None or (isinstance(v, str) and v.startswith(("http://", "https://"))),
+            "None or an http(s):// URL of an OpenAI-compatible server (its /v1 root)",
+        ),
+    ),
+    Parameter("output_dir", "Optional[str]", None, "None: figures/<paper> or runs/<profile>/<paper>", text()),
     Parameter("ks", "list[int]", [1, 5, 10, 20], "answer recall@k cut-offs", whole_list()),
-    Parameter("datasets", "Optional[list[str]]", None, "document data sets", Rule(
-        lambda v: v is None or (isinstance(v, list) and len(v) > 0 and set(v) <= set(DOCUMENT_SETS)),
-        "None (all three) or a non-empty list of " + ", ".join(map(repr, DOCUMENT_SETS)),
-    ), {"smoke": list(DOCUMENT_SETS), "paper": list(DOCUMENT_SETS)}),
+    Parameter(
+        "datasets",
+        "Optional[list[str]]",
+        None,
+        "document data sets",
+        Rule(
+            lambda v: v is None or (isinstance(v, list) and len(v) > 0 and set(v) <= set(DOCUMENT_SETS)),
+            "None (all three) or a non-empty list of " + ", ".join(map(repr, DOCUMENT_SETS)),
+        ),
+        {"smoke": list(DOCUMENT_SETS), "paper": list(DOCUMENT_SETS)},
+    ),
     Parameter("k", "int", 20, "facts a retriever returns", at_least(1)),
 )
 

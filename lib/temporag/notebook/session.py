@@ -40,9 +40,9 @@ class Run:
         return LLM(self.settings)
 
 
-def parameters_of(name: str, namespace: Mapping[str, Any], declared: Parameters | None = None) -> tuple[
-    Parameters, dict[str, Any]
-]:
+def parameters_of(
+    name: str, namespace: Mapping[str, Any], declared: Parameters | None = None
+) -> tuple[Parameters, dict[str, Any]]:
     """(the notebook's declared parameters, their values in ``namespace``).  A notebook the kit does not
     declare (a test's own) passes its parameters as a dict; the kit's vocabulary among them is checked."""
     declared = declared or declarations(name)

@@ -79,7 +79,8 @@ class OfflineParser:
     up to that many other entities within the margin of the chosen one (:meth:`EntityLinker.alternatives`;
     a role keeps its place): F_main unites their facts and the relation is grounded among the relations
     any of them has;
-    ``linker_options`` are passed to :class:`~temporag.linking.EntityLinker` (date words, role scheme).
+    ``linker_options`` are passed to :class:`~temporag.linking.EntityLinker` (its grounding score's
+    ``degree_weight``; the linker has no variants: every parser links alike).
     """
 
     def __init__(
@@ -253,7 +254,6 @@ IMPROVED_PARSER = {
     "relation_whole_phrase": True,
     "main_alternatives": 3,
     "main_margin": 0.2,
-    "linker_options": {"date_words": True, "role_scheme": True},
 }
 
 

@@ -27,13 +27,25 @@ _DECADE = re.compile(r"\b(?:(?P<part>early|mid|late)[\s-]+)?(?P<decade>1[5-9]\d0
 _YEAR_RANGE = re.compile(
     r"\b(?P<y1>1[5-9]\d\d|20\d\d)\s*(?:–|—|-|/)\s*(?P<y2>\d{2}|1[5-9]\d\d|20\d\d)\b(?!-)"
 )
-_PART = re.compile(r"(?:\b(?:in|during|by|until|since|from|the)\s+)?\b(?P<part>early|mid|late|around|circa|"
-                   r"c\.|ca\.|about|approximately|until|till|up to|through|by|since|before|prior to|"
-                   r"after)[\s-]*(?:the\s+|of\s+)?$", re.I)
+_PART = re.compile(
+    r"(?:\b(?:in|during|by|until|since|from|the)\s+)?\b(?P<part>early|mid|late|around|circa|"
+    r"c\.|ca\.|about|approximately|until|till|up to|through|by|since|before|prior to|"
+    r"after)[\s-]*(?:the\s+|of\s+)?$",
+    re.I,
+)
 _RANGE_JOIN = re.compile(r"^\s*(?:–|—|-|to|until|till|through|and)\s*$", re.I)
 _FUZZY_PARTS = {"around", "circa", "c.", "ca.", "about", "approximately"}
-_BOUNDS = {"until": "until", "till": "until", "up to": "until", "through": "until", "by": "until",
-           "since": "since", "before": "before", "prior to": "before", "after": "after"}
+_BOUNDS = {
+    "until": "until",
+    "till": "until",
+    "up to": "until",
+    "through": "until",
+    "by": "until",
+    "since": "since",
+    "before": "before",
+    "prior to": "before",
+    "after": "after",
+}
 
 
 @dataclass(frozen=True)
@@ -62,11 +74,11 @@ class TimeExpression:
         return "unknown" if self.last_day is None else iso_day(self.last_day)
 
 
-
 def _plain(m: TimeMention) -> TimeExpression:
     rule = {"day": "A", "month": "B", "year": "C"}[m.value.granularity]
-    return TimeExpression(m.text, m.start, m.end, m.value.first_day, m.value.last_day, False,
-                          m.value.granularity, rule)
+    return TimeExpression(
+        m.text, m.start, m.end, m.value.first_day, m.value.last_day, False, m.value.granularity, rule
+    )
 
 
 def _bounded(text: str, m: TimeMention, word: str, start: int) -> TimeExpression:
@@ -109,8 +121,18 @@ def extract_time_expressions(text: str, reference: TimeExpression | None = None)
         s = m.start()
         pre = text[max(0, s - 5) : s].lower()
         s = s - 5 + pre.index("from") if "from" in pre else s
-        add(TimeExpression(text[s : m.end()], s, m.end(), make_time(y1).first_day, make_time(y2i).last_day,
-                           False, "interval", "D"))
+        add(
+            TimeExpression(
+                text[s : m.end()],
+                s,
+                m.end(),
+                make_time(y1).first_day,
+                make_time(y2i).last_day,
+                False,
+                "interval",
+                "D",
+            )
+        )
     for m in _DECADE.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -137,8 +159,11 @@ def extract_time_expressions(text: str, reference: TimeExpression | None = None)
         for word in ("between ", "from "):
             if before.endswith(word):
                 s = m.start - len(word)
-        add(TimeExpression(text[s : n.end], s, n.end, m.value.first_day, n.value.last_day, False,
-                           "interval", "D"))
+        add(
+            TimeExpression(
+                text[s : n.end], s, n.end, m.value.first_day, n.value.last_day, False, "interval", "D"
+            )
+        )
         used.update({i, i + 1})
     rel_spans = [(r.start(), r.end(), r) for r in _RELATIVE.finditer(text)]
     for i, m in enumerate(mentions):
@@ -164,8 +189,11 @@ def extract_time_expressions(text: str, reference: TimeExpression | None = None)
             add(TimeExpression(text[s : m.end], s, m.end, first, last, True, word, "F"))
         elif word in _FUZZY_PARTS:
             value = m.value
-            add(TimeExpression(text[s : m.end], s, m.end, value.first_day, value.last_day, True, "around",
-                               "F"))
+            add(
+                TimeExpression(
+                    text[s : m.end], s, m.end, value.first_day, value.last_day, True, "around", "F"
+                )
+            )
         else:
             add(_bounded(text, m, word, s))
     anchor = reference

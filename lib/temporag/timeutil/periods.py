@@ -9,8 +9,22 @@ import re
 from temporag.timeutil.values import TimeValue, _day, _ymd
 
 _NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "several": 3, "a few": 2,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "several": 3,
+    "a few": 2,
 }
 _NUM = r"(?:\d{1,3}|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several)"
 _UNIT = r"(?:day|week|month|year)s?"
@@ -63,4 +77,3 @@ def shift_interval(first: int, last: int, offset: tuple[int, int, int], sign: in
     """Both ends of a closed interval moved by a calendar offset (sign +1 later, -1 earlier)."""
     y, m, d = offset
     return add_calendar(first, sign * y, sign * m, sign * d), add_calendar(last, sign * y, sign * m, sign * d)
-

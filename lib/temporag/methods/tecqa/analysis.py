@@ -16,6 +16,7 @@ import pandas as pd
 
 from temporag.answer import evaluate
 from temporag.answer.evaluate import answer_fact_mask, answer_recalled, gold_entity_ids
+from temporag.linking.crossval import choose_on, cross_validate
 from temporag.methods.tecqa.chain import EvidenceChain, explicit_anchors, fact_days
 from temporag.question.parsing import Constraints, subgraph, subgraph_parts
 
@@ -211,3 +212,37 @@ def render_case(kg, question, chain: EvidenceChain, lines: int = 8) -> str:
     if len(chain.facts) > lines:
         out.append("    ... (context ordered by proximity to the anchors) ...")
     return "\n".join(out)
+
+
+#: Degree weights of the linker's grounding score (:meth:`temporag.linking.EntityLinker.score`) the
+#: cross-validation chooses among on each fold's training part.
+DEGREE_WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+
+
+def parser_crossval(kg, questions: Sequence, parser, k: int = 5, seed: int = 0, weights=DEGREE_WEIGHTS):
+    """k-fold cross-validation of the offline parser against the data-derived gold: on each fold the
+    linker's degree weight is chosen on the other k − 1 folds (highest main-entity + relation accuracy)
+    and scored on the held-out fold.  Returns the per-fold table (``mean`` / ``std`` / ``min`` rows
+    last; :func:`temporag.linking.crossval.cross_validate`).  The parser's weight is restored."""
+    texts = [q.question for q in questions]
+    kept = parser.linker.degree_weight
+    main, rel = {}, {}
+    try:
+        for w in weights:
+            parser.linker.degree_weight = w
+            parses = parser.parse_many(texts)
+            main[w] = np.array(
+                [main_entity_supported(kg, c, q.answers, q.answer_type) for q, c in zip(questions, parses)]
+            )
+            rel[w] = np.array(
+                [relation_supported(kg, c, q.answers, q.answer_type) for q, c in zip(questions, parses)]
+            )
+    finally:
+        parser.linker.degree_weight = kept
+    both = {w: main[w].astype(float) + rel[w] for w in weights}
+
+    def score(train, test):
+        w = choose_on(train, weights, both)
+        return {"degree_weight": w, "main_entity_acc": main[w][test], "relation_acc": rel[w][test]}
+
+    return cross_validate(len(questions), score, k, seed)

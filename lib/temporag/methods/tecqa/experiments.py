@@ -16,6 +16,7 @@ import pandas as pd
 from temporag.answer import evaluate
 from temporag.methods.tecqa.analysis import parser_accuracy
 from temporag.methods.tecqa.beyond import main_alternatives_check, record_beyond, relation_union_check
+from temporag.methods.tecqa.census import census_counts, error_census
 from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.methods.tecqa.tables import (
     CHAIN_LENGTH,
@@ -85,6 +86,29 @@ def record_parser_accuracy(
         "relation: F_main holds a gold answer). The paper reports no parser accuracy.",
     )
     return table
+
+
+def record_error_census(results, kg, questions: Sequence, constraints: Sequence[Constraints], linker):
+    """Every wrong main entity and relation of the run's questions, classed (:mod:`.census`): the
+    ``parser_error_census`` table (one row per question), the ``parser_error_classes`` counts and a
+    ``parser/census/<class>`` metric per class.  Returns the counts."""
+    census = error_census(kg, linker, questions, constraints)
+    counts = census_counts(census, len(questions))
+    results.table(
+        "parser_error_census",
+        census,
+        "Every question whose offline parse has a wrong main entity or relation (data-derived gold), "
+        "classed.",
+    )
+    results.table(
+        "parser_error_classes",
+        counts,
+        "Offline parser errors by class: date word, role phrase, ambiguous name, partial name (wrong main "
+        "entity); relation neighbour (main entity right, relation wrong).",
+    )
+    for row in counts.to_dict("records"):
+        results.metric(f"parser/census/{row['class']}", int(row["questions"]), n=len(questions))
+    return counts
 
 
 # -- subgraph and chain (§4.2.2–4.3), Figures 2 and 4 ---------------------------------------------------

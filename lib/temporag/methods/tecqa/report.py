@@ -49,6 +49,7 @@ from temporag.methods.tecqa.experiments import (  # noqa: F401 (re-exported: one
     record_alternatives_check,
     record_beyond_comparison,
     record_chain_answer_recall,
+    record_error_census,
     record_failure_modes,
     record_fig2_recall_at_20,
     record_fig4_sensitivity,
