@@ -127,3 +127,11 @@ def test_default_tolerance_accepts_float32_noise_and_flags_one_question():
     assert diff(RUN, noise) == []  # a cosine's 8th digit under other BLAS threads
     one_more = _changed(**{"metrics.chain/answer_recall.value": (900 + 1) / 954})
     assert [d.path for d in diff(RUN, one_more)] == ["metrics/chain/answer_recall/value"]
+
+
+def test_a_run_folder_stands_for_its_results_json(tmp_path):
+    for name, value in (("old", 0.5), ("new", 0.75)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps({"metrics": {"recall": value}}))
+    found = diff(tmp_path / "old", tmp_path / "new")
+    assert [(d.path, d.old, d.new) for d in found] == [("metrics/recall", 0.5, 0.75)]

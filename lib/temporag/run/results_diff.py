@@ -137,6 +137,8 @@ def _load(source: dict | str | Path) -> dict:
     if isinstance(source, dict):
         return source
     path = Path(source)
+    if path.is_dir():  # a run's folder: its results.json
+        path = path / "results.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
