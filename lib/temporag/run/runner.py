@@ -213,7 +213,8 @@ def _read_results(results_json: Path) -> dict:
 def run_counts(results_json: Path) -> str:
     """What a run warned about inside its notebook, counted for the console: data files that differ
     from their pinned release, failed LLM calls and unparsed replies (``unparsed`` where the client
-    records it), e.g. ``data mismatch: full.txt; 6/10 LLM calls failed; 2 unparsed replies``."""
+    records it), trained or sampled artifacts that differ from their recorded sha256, e.g.
+    ``data mismatch: full.txt; 6/10 LLM calls failed; 2 unparsed replies``."""
     data = _read_results(results_json)
     parts = []
     mismatched = data.get("data_mismatches") or {}
@@ -225,6 +226,9 @@ def run_counts(results_json: Path) -> str:
         parts.append(f"{failed}/{n} LLM calls failed")
     if unparsed:
         parts.append(f"{unparsed} unparsed repl{'y' if unparsed == 1 else 'ies'}")
+    changed = sorted({str(a.get("kind")) for a in data.get("artifacts_changed") or [] if isinstance(a, dict)})
+    if changed:  # a model or graph made again that differs from the first one: numbers may have moved
+        parts.append(f"made again and differs from the recorded sha256: {', '.join(changed)}")
     return "; ".join(parts)
 
 
