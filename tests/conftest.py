@@ -56,7 +56,7 @@ def _closed_llm_breakers():
 @pytest.fixture(autouse=True)
 def _no_artifacts_from_other_tests():
     """The artifacts a process used (methods.artifacts) are per-process state: each test starts with none."""
-    from temporag import artifacts
+    from temporag.methods import artifacts
 
     artifacts.forget()
     yield

@@ -11,7 +11,7 @@ import logging
 import numpy as np
 import pytest
 
-from temporag import artifacts
+from temporag.methods import artifacts
 from temporag.methods.timer4 import negatives, train
 from temporag.methods.timer4.seeded import TRAIN_THREADS, weights_sha256
 
@@ -74,13 +74,13 @@ def test_a_retrained_model_is_compared_with_the_recorded_sha256(kg, tmp_path, ca
     assert recorded["sha256"] == weights_sha256(first.path) and recorded["seed"] == 0
 
     shutil.rmtree(first.path)  # what a heal does to a damaged model
-    with caplog.at_level(logging.WARNING, logger="temporag.artifacts"):
+    with caplog.at_level(logging.WARNING, logger="temporag.methods.artifacts"):
         again = _train(kg, examples, tmp_path / "cache")
     assert not again.cached and not caplog.records and artifacts.changed() == []
 
     ledger.write_text(json.dumps({**recorded, "sha256": "0" * 64}))  # first made with other bytes
     shutil.rmtree(again.path)
-    with caplog.at_level(logging.WARNING, logger="temporag.artifacts"):
+    with caplog.at_level(logging.WARNING, logger="temporag.methods.artifacts"):
         _train(kg, examples, tmp_path / "cache")
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 1 and "differs from the one first made" in said[0] and "000000000000" in said[0]

@@ -90,7 +90,7 @@ def _cache_beside_the_users(tmp_path: Path) -> Path:
 
 
 def _tour(out_dir: Path) -> dict:
-    from temporag.runner import run_notebook
+    from temporag.run.runner import run_notebook
 
     outcome = run_notebook(
         "00_tour",

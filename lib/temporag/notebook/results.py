@@ -27,11 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from temporag import __version__, artifacts
+from temporag import __version__
 from temporag.cache import atomic_write, file_sha256
 from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
 from temporag.data.paths import mismatches
 from temporag.llm import call_stats
+from temporag.methods import artifacts
 from temporag.notebook import outputs
 from temporag.reported import PaperRef
 from temporag.retrieval.embed_onnx import check_backend

@@ -27,8 +27,8 @@ import logging
 import time
 from collections.abc import Sequence
 
-from temporag import artifacts
 from temporag.cache import cache_path, content_hash, load_pickle, save_pickle
+from temporag.methods import artifacts
 from temporag.methods.ia_rag.corpus import Chunk, Doc, chunk_documents
 from temporag.methods.ia_rag.extract import IEU, make_extractor
 from temporag.methods.ia_rag.forest import MAX_LEVELS, build_forest

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from temporag import artifacts
 from temporag.cache import building, cache_path, content_hash, load_pickle, save_pickle
 from temporag.data.tkg import TemporalKG
+from temporag.methods import artifacts
 from temporag.methods.star_rag.labels import EntityLabels, label_entities
 from temporag.methods.star_rag.mdl import MDLResult, mdl_select
 from temporag.methods.star_rag.nodes_spans import CandidateEdges, RuleNodes, candidate_edges, rule_nodes

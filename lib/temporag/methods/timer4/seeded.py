@@ -16,8 +16,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from temporag import artifacts
 from temporag.cache import MANIFEST, file_sha256
+from temporag.methods import artifacts
 
 TRAIN_THREADS = 2  # CPU threads of every training, whatever the machine has: the same bits everywhere
 

@@ -39,7 +39,7 @@ the model is saved in the cache under a key of every training input and reused.
 
 Reproducible (:mod:`~temporag.methods.timer4.seeded`): one seed for data order, dropout and
 initialisation, deterministic algorithms, a fixed thread count; the sha256 of the weights is recorded
-(:mod:`temporag.artifacts`) and a model trained again that differs is warned about.
+(:mod:`temporag.methods.artifacts`) and a model trained again that differs is warned about.
 """
 
 from __future__ import annotations
@@ -56,9 +56,9 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag import artifacts
 from temporag.cache import check_folder, content_hash, record_folder, save_json
 from temporag.config import embedder_path, get_settings, torch_device
+from temporag.methods import artifacts
 from temporag.methods.timer4.negatives import TrainingExample
 from temporag.methods.timer4.seeded import TRAIN_THREADS, deterministic, weights_sha256
 from temporag.methods.timer4.store import DATE_WEIGHT, date_text
