@@ -22,7 +22,7 @@ LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 # data: TEMPORAG_DATA if set, else ../shared/data beside the checkout, else ./data (see data/README.md)
 export TEMPORAG_DATA ?= $(if $(wildcard ../shared/data/multitq),$(abspath ../shared/data),$(CURDIR)/data)
 
-.PHONY: setup warm reproduce index book test test-fast lint bench lab browser clean clean-cache
+.PHONY: setup warm reproduce index book test test-fast lint bench lab browser serve served-check clean clean-cache
 
 setup: $(STAMP)
 
@@ -65,7 +65,7 @@ $(CORE): pyproject.toml | $(BASE)
 	  2>/dev/null || $(BIN)/pip uninstall -q -y torch
 	$(BIN)/pip install -q $(TORCH_PIP)
 	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
-	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab") for r in p["optional-dependencies"][e]]; \
+	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab", "serve") for r in p["optional-dependencies"][e]]; \
 	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt
 	$(if $(filter uv,$(INSTALLER)),test -x $(BIN)/uv || $(BIN)/pip install -q $(UV_REQ))
 	$(INSTALL) -r $(VENV)/requirements-core.txt
@@ -111,6 +111,17 @@ index: setup
 # (runs/smoke/) as a static HTML site, every figure inline, nothing fetched from the network → runs/book/index.html
 book: setup
 	$(BIN)/temporag book
+
+# the packaged SmolLM2 as an OpenAI-compatible endpoint on 127.0.0.1:$(PORT) (llama-cpp-python's server, the
+# `serve` extra, decoding as the embedded reader does); point TEMPORAG_LLM_BASE_URL at http://127.0.0.1:$(PORT)/v1
+PORT ?= 8765
+serve: setup
+	$(BIN)/python -m temporag.llm.serve --port $(PORT)
+
+# that server started on a free port, the tour's smoke run through it with 4 requests in flight, and its replies
+# checked against the embedded reader's on the same prompts (a few minutes on a laptop CPU)
+served-check: setup
+	$(BIN)/python -m pytest -q tests/test_served.py
 
 test: setup lint browser
 	$(BIN)/python -m pytest -q

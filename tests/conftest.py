@@ -63,6 +63,16 @@ def _closed_llm_breakers():
 
 
 @pytest.fixture(autouse=True)
+def _no_artifacts_from_other_tests():
+    """The artifacts a process used (methods.artifacts) are per-process state: each test starts with none."""
+    from temporag.methods import artifacts
+
+    artifacts.forget()
+    yield
+    artifacts.forget()
+
+
+@pytest.fixture(autouse=True)
 def _restore_embed_backend(monkeypatch):
     """A notebook run started in-process fixes TEMPORAG_EMBED_BACKEND for its process (embed.run_backend);
     monkeypatch puts the variable back after each test so no test sees another's choice."""

@@ -15,8 +15,8 @@ import pytest
 METHODS = Path(__file__).resolve().parents[1] / "lib" / "temporag" / "methods"
 PACKAGES = sorted(p.name for p in METHODS.iterdir() if (p / "__init__.py").exists())
 # the methods layer's own modules (the retrieval interface, the registry, book declarations, the shared KG
-# workspace) and the baseline other methods build on
-SHARED = {"base", "registry", "book_entry", "workspace", "semantic"}
+# workspace, the record of trained / sampled artifacts) and the baseline other methods build on
+SHARED = {"base", "registry", "book_entry", "workspace", "artifacts", "semantic"}
 
 
 def method_imports(package: str) -> set[tuple[str, str]]:

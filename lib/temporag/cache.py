@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from temporag.config import get_settings
+from temporag.config import _env_flag, get_settings
 
 log = logging.getLogger(__name__)
 SIDECAR = ".sha256"
+READ_ONLY_SETTING = "TEMPORAG_CACHE_READONLY"
 
 
 class CacheEntryError(RuntimeError):
@@ -103,6 +104,18 @@ def cache_path(namespace: str, key: str, suffix: str, cache_dir: str | Path | No
         if problem is not None:
             discard(path, problem)
     return path
+
+
+def read_only(folder: str | Path) -> bool:
+    """Whether a cache folder must be used read-only: ``TEMPORAG_CACHE_READONLY=1``, or a folder this
+    process cannot write (a read-only mount; a ``chmod -R a-w`` copy for anyone but root, whom permission
+    bits do not stop — hence the setting).  A folder not made yet is judged by its nearest parent."""
+    if _env_flag(READ_ONLY_SETTING):
+        return True
+    folder = Path(folder)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return not os.access(folder, os.W_OK)
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
@@ -270,7 +283,7 @@ def _check_bytes(path: Path, data: bytes | None = None) -> str | None:
 
 def _adopt(path: Path, data: bytes | None = None) -> None:
     """Record the hash of a legacy entry that passed its load check, so later runs check it by hash."""
-    if _recorded_hash(path) is None:
+    if _recorded_hash(path) is None and not read_only(path.parent):
         try:
             _write_sidecar(path, hashlib.sha256(data).hexdigest() if data is not None else file_sha256(path))
             _VERIFIED[str(path)] = _stat_key(path)
@@ -459,7 +472,7 @@ def check_folder(folder: str | Path) -> bool:
     folder = Path(folder)
     problem = folder_problem(folder)
     if problem is None:
-        if not (folder / MANIFEST).exists():
+        if not (folder / MANIFEST).exists() and not read_only(folder):
             try:
                 record_folder(folder)
             except OSError as exc:  # a read-only cache still works, it just stays unrecorded

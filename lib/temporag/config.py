@@ -177,6 +177,9 @@ class Settings:
     device: str = field(default_factory=lambda: _env_choice("TEMPORAG_DEVICE", "auto", DEVICES))
     # a data file whose size or sha256 differs from the pinned release: warn (default) or fail
     data_strict: bool = field(default_factory=lambda: _env_flag("TEMPORAG_DATA_STRICT"))
+    # a shared or mounted cache: llm.sqlite opened read-only (a miss is sent, not stored) and no checksum
+    # written beside an entry; a folder that cannot be written is used so without it
+    cache_readonly: bool = field(default_factory=lambda: _env_flag("TEMPORAG_CACHE_READONLY"))
 
     @property
     def offline_llm(self) -> bool:

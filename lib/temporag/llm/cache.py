@@ -4,6 +4,10 @@ Checked before it is trusted: the first open in a process runs sqlite's own ``qu
 database is moved aside with a one-line message, the answers sqlite can still read from it are copied
 into a fresh one, and only the rest is asked again (unchecked, a garbled page would fail or cost every
 call that reads it).
+
+A read-only cache (a read-only mount, a folder this process cannot write, ``TEMPORAG_CACHE_READONLY=1``)
+is opened read-only by sqlite itself, serves every answer it holds without a lock, and a miss is sent and
+said in one line ("cache is read-only; answer not cached"), never a failed call.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from temporag.cache import exclusive, record_heal
+from temporag.cache import exclusive, read_only, record_heal
 
 log = logging.getLogger(__name__)
 _client_log = logging.getLogger("temporag.llm")  # best_effort speaks for the client, under its name
@@ -31,6 +35,7 @@ _COLUMNS = "key, model, endpoint, response, created"
 _CHECKED: set[tuple[str, int]] = set()  # (path, pid) whose database passed the check in this process
 _CHECK_LOCK = threading.RLock()  # re-entered by the fresh cache a salvage fills
 _SALVAGE_QUERIES = 20_000  # how hard salvage tries around damaged pages before giving up on the rest
+_MISSES_SAID = 5  # misses of a read-only cache said one per line; the rest in one line
 
 
 _RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -61,17 +66,34 @@ class ResponseCache:
     A row that does not parse into a response record is logged, deleted and recomputed, never trusted
     nor allowed to fail its question forever.  ``claim`` is the per-request in-flight lock; the
     ``models`` table remembers which model an endpoint served when none was configured.
+
+    ``read_only`` (None: :func:`temporag.cache.read_only` of its folder) opens it through sqlite's
+    read-only URI: nothing is written, locked or moved, and writes are dropped (a put says so).
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout_s: float = 60.0):
+    def __init__(self, path: str | Path, *, busy_timeout_s: float = 60.0, read_only: bool | None = None):
         self.path = Path(path)
         self.busy_timeout_s = busy_timeout_s
         self._local = threading.local()
+        self._read_only = read_only
+        self._misses = 0
+        self._misses_lock = threading.Lock()
 
-    def _connect(self) -> sqlite3.Connection:
+    @property
+    def read_only(self) -> bool:
+        """True when this cache is used without writing to it (decided once, on first use)."""
+        if self._read_only is None:
+            self._read_only = read_only(self.path.parent) or (
+                self.path.exists() and not os.access(self.path, os.W_OK)
+            )
+        return self._read_only
+
+    def _connect(self) -> sqlite3.Connection | None:
         conn = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "pid", None) == os.getpid():
             return conn
+        if self.read_only:
+            return self._connect_read_only()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         check_database(self.path)
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
@@ -97,9 +119,72 @@ class ResponseCache:
         self._local.pid = os.getpid()
         return conn
 
+    def _connect_read_only(self) -> sqlite3.Connection | None:
+        """A read-only connection, or None when there is nothing to read (no file, or one sqlite cannot
+        trust).  The file alone is read ``immutable=1`` (no locks, no ``-shm``: nothing written); a
+        write-ahead log left beside it by a run that did not finish is read through ``mode=ro`` where
+        sqlite can (its ``-shm`` file is there, or can be made)."""
+        if getattr(self._local, "pid", None) == os.getpid() and getattr(self._local, "empty", False):
+            return None
+        conn = None
+        if self.path.exists():
+            wal = self.path.with_name(self.path.name + "-wal")
+            has_log = wal.exists() and wal.stat().st_size > 0
+            for flags in ("mode=ro", "mode=ro&immutable=1") if has_log else ("mode=ro&immutable=1",):
+                try:
+                    conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?{flags}", uri=True)
+                    found = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+                    conn.execute("SELECT 1 FROM responses LIMIT 1").fetchall()
+                except sqlite3.Error as exc:
+                    problem = str(exc)
+                    if conn is not None:
+                        conn.close()
+                    conn = None
+                    continue
+                if found == ["ok"]:
+                    if "immutable" in flags:
+                        self._say_wal_unread()
+                    break
+                problem = f"sqlite quick_check: {' '.join(found)[:160]}"
+                conn.close()
+                conn = None
+                break
+            if conn is None:
+                log.warning(
+                    "LLM cache %s is read-only and cannot be read (%s); every call is sent",
+                    self.path,
+                    problem,
+                )
+        self._local.conn, self._local.pid, self._local.empty = conn, os.getpid(), conn is None
+        return conn
+
+    def _say_wal_unread(self) -> None:
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists() and wal.stat().st_size:
+            log.warning(
+                "LLM cache %s is read-only and its write-ahead log %s (%d bytes) cannot be read without "
+                "its -shm file; answers written last by a run that did not finish are asked again",
+                self.path,
+                wal.name,
+                wal.stat().st_size,
+            )
+
+    def not_cached(self, key: str) -> None:
+        """Say that an answer is not kept because this cache is read-only (the first few, then once)."""
+        with self._misses_lock:
+            self._misses += 1
+            n = self._misses
+        if n <= _MISSES_SAID:
+            log.warning("LLM cache %s is read-only; answer not cached: %s", self.path, key)
+        if n == _MISSES_SAID:
+            log.warning("LLM cache %s is read-only: further answers not cached are not listed", self.path)
+
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record of ``key``; None when absent or invalid (an invalid row is deleted)."""
-        row = self._connect().execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        conn = self._connect()
+        if conn is None:
+            return None
+        row = conn.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         if not row:
             return None
         try:
@@ -119,17 +204,28 @@ class ResponseCache:
         return record
 
     def delete(self, key: str) -> None:
-        self._connect().execute("DELETE FROM responses WHERE key = ?", (key,))
+        if not self.read_only:
+            self._connect().execute("DELETE FROM responses WHERE key = ?", (key,))
 
     def remember_model(self, endpoint: str, model: str) -> None:
         """Which model ``endpoint`` served when it was asked (``/models``), for offline re-runs."""
+        if self.read_only:
+            return
         self._connect().execute(
             "INSERT OR REPLACE INTO models (endpoint, model, updated) VALUES (?, ?, ?)",
             (endpoint, model, time.time()),
         )
 
     def remembered_model(self, endpoint: str) -> str | None:
-        row = self._connect().execute("SELECT model FROM models WHERE endpoint = ?", (endpoint,)).fetchone()
+        conn = self._connect()
+        if conn is None:
+            return None
+        try:
+            row = conn.execute("SELECT model FROM models WHERE endpoint = ?", (endpoint,)).fetchone()
+        except sqlite3.OperationalError:  # a read-only cache written before models were remembered
+            if not self.read_only:
+                raise
+            row = None
         return str(row[0]) if row else None
 
     @contextlib.contextmanager
@@ -137,7 +233,11 @@ class ResponseCache:
         """Hold the in-flight lock of one request; yields True when another holder had to be waited for
         (then look in the cache again before calling).  A lock file per request, ``flock``-ed
         (:func:`temporag.cache.exclusive`): the kernel releases it when its holder dies, so a killed run
-        never blocks the next one."""
+        never blocks the next one.  A read-only cache has no locks: nothing it lacks will ever be written
+        to it, so there is no answer to wait for."""
+        if self.read_only:
+            yield False
+            return
         lock_path = self.path.with_name(self.path.name + ".inflight") / f"{key}.lock"
         with exclusive(lock_path, block=False) as held:
             if held:
@@ -148,6 +248,9 @@ class ResponseCache:
             yield True
 
     def put(self, key: str, model: str, endpoint: str, response: dict[str, Any]) -> None:
+        if self.read_only:
+            self.not_cached(key)
+            return
         self._connect().execute(
             "INSERT OR REPLACE INTO responses (key, model, endpoint, response, created) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -160,16 +263,22 @@ class ResponseCache:
         query, args = "SELECT key, model, endpoint, response, created FROM responses", ()
         if since is not None:
             query, args = query + " WHERE created >= ?", (since,)
-        return [
-            r for r in self._connect().execute(query, args).fetchall() if not exclude or r[0] not in exclude
-        ]
+        conn = self._connect()
+        if conn is None:
+            return []
+        return [r for r in conn.execute(query, args).fetchall() if not exclude or r[0] not in exclude]
 
     def keys(self) -> set[str]:
-        return {r[0] for r in self._connect().execute("SELECT key FROM responses")}
+        conn = self._connect()
+        return {r[0] for r in conn.execute("SELECT key FROM responses")} if conn is not None else set()
 
     def add_rows(self, rows: Iterable[Sequence[Any]]) -> int:
         """Add responses from another cache (a worker's); a key already here is kept, a row whose response
-        does not parse into a record is left out.  Returns how many were added."""
+        does not parse into a record is left out.  Returns how many were added (none to a read-only
+        cache)."""
+        if self.read_only:
+            log.warning("LLM cache %s is read-only; answers from another cache not merged into it", self.path)
+            return 0
         conn, added = self._connect(), 0
         for key, model, endpoint, response, created in rows:
             try:
@@ -191,13 +300,15 @@ class ResponseCache:
         return True
 
     def __len__(self) -> int:
-        return int(self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        conn = self._connect()
+        return int(conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]) if conn is not None else 0
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
-            self._local.conn = None
+        self._local.conn = None
+        self._local.empty = False
 
 
 def best_effort(operation: Callable[..., T], *args: Any) -> T | None:

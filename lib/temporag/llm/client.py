@@ -71,7 +71,8 @@ class LLM:
         if isinstance(cache, ResponseCache):
             self._cache = cache
         elif cache:
-            self._cache = ResponseCache(self.settings.cache_dir / "llm.sqlite")
+            read_only = True if getattr(self.settings, "cache_readonly", False) else None  # None: detect
+            self._cache = ResponseCache(self.settings.cache_dir / "llm.sqlite", read_only=read_only)
         else:
             self._cache = None
 

@@ -10,7 +10,9 @@ it).
 library version and data checksums, the per-question predictions and evidence ids, so any figure can
 be recomputed or audited, and ``llm_calls``: how many LLM calls the run made and how many failed (a
 failed call is not a wrong answer; the runner reports a run whose calls all failed as failed), and
-``data_mismatches`` when a data file read differs from its pinned release (the runner names both).  It is
+``data_mismatches`` when a data file read differs from its pinned release (the runner names both), and
+``artifacts``: the seed and sha256 of every model, graph or calibration the run trained or loaded
+(``artifacts_changed``: those made again that differ from the first, also named by the runner).  It is
 rewritten atomically after every addition.
 """
 
@@ -30,6 +32,7 @@ from temporag.cache import atomic_write, file_sha256, heals
 from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
 from temporag.data.paths import mismatches
 from temporag.llm import call_stats
+from temporag.methods import artifacts
 from temporag.notebook import outputs
 from temporag.reported import PaperRef
 from temporag.retrieval.embed_onnx import check_backend
@@ -267,6 +270,10 @@ class Results:
         mismatched = mismatches()
         if mismatched:  # the runner names them in its summary line: they reach the console
             self.data["data_mismatches"] = mismatched
+        made = artifacts.used()  # trained / sampled artifacts: seed and sha256 of each one used
+        if made:
+            self.data["artifacts"] = made
+            self.data["artifacts_changed"] = artifacts.changed()  # named in the runner's summary line
         self.data["elapsed_s"] = round(time.perf_counter() - self._t0, 1)
         self.data["kit_modules"] = kit_modules()  # what the run's fingerprint hashes (the runner reads it)
         return write_results_json(self.dir / "results.json", self.data)

@@ -223,7 +223,8 @@ def _read_results(results_json: Path) -> dict:
 def run_counts(results_json: Path) -> str:
     """What a run warned about inside its notebook, counted for the console: data files that differ
     from their pinned release, failed LLM calls and unparsed replies (``unparsed`` where the client
-    records it), e.g. ``data mismatch: full.txt; 6/10 LLM calls failed; 2 unparsed replies``."""
+    records it), trained or sampled artifacts that differ from their recorded sha256, e.g.
+    ``data mismatch: full.txt; 6/10 LLM calls failed; 2 unparsed replies``."""
     data = _read_results(results_json)
     parts = []
     mismatched = data.get("data_mismatches") or {}
@@ -238,6 +239,9 @@ def run_counts(results_json: Path) -> str:
     healed = run_heals(results_json)
     if healed:
         parts.append(f"{len(healed)} cache repair{'' if len(healed) == 1 else 's'}")
+    changed = sorted({str(a.get("kind")) for a in data.get("artifacts_changed") or [] if isinstance(a, dict)})
+    if changed:  # a model or graph made again that differs from the first one: numbers may have moved
+        parts.append(f"made again and differs from the recorded sha256: {', '.join(changed)}")
     return "; ".join(parts)
 
 

@@ -28,10 +28,12 @@ import time
 from collections.abc import Sequence
 
 from temporag.cache import cache_path, content_hash, load_pickle, save_pickle
+from temporag.methods import artifacts
 from temporag.methods.ia_rag.corpus import Chunk, Doc, chunk_documents
 from temporag.methods.ia_rag.extract import IEU, make_extractor
 from temporag.methods.ia_rag.forest import MAX_LEVELS, build_forest
 from temporag.methods.ia_rag.graph import (
+    CALIBRATION_SEED,
     K_NEIGHBOURS,
     TAU_PERCENTILE,
     TAU_SEM,
@@ -98,8 +100,11 @@ def build_index(
         llm.model_name if llm is not None else None,
     )
     path = cache_path("ia_rag", key, ".pkl", encoder.settings.cache_dir)
+    calibrated = tau is None
     if cache and path.exists():
-        return load_pickle(path)
+        return _calibration_noted(
+            load_pickle(path), key, calibrated, made=False, cache_dir=path.parent.parent
+        )
     timings = {}
     t = time.perf_counter()
     chunks = chunk_documents(docs)
@@ -144,4 +149,25 @@ def build_index(
     build = Build(IAIndex(graph, forest), units, chunks, stats, changes)
     if cache:
         save_pickle(path, build)
+    return (
+        _calibration_noted(build, key, calibrated, made=True, cache_dir=path.parent.parent)
+        if cache
+        else build
+    )
+
+
+def _calibration_noted(build: Build, key: str, calibrated: bool, *, made: bool, cache_dir) -> Build:
+    """Record the calibrated τ_sem this run used (a seeded sample: :func:`.graph.calibrate_tau`), so one
+    calibrated again to another value is said; a τ given as a number is no artifact."""
+    if calibrated:
+        artifacts.note(
+            "ia_rag_tau",
+            key,
+            artifacts.digest(build.stats["tau"]),
+            seed=CALIBRATION_SEED,
+            made=made,
+            cache_dir=cache_dir,
+            what=f"IA-RAG's calibrated tau_sem ({build.stats['tau']})",
+            tau=build.stats["tau"],
+        )
     return build

@@ -32,6 +32,7 @@ TAU_SEM = 0.8  # Appendix B.1 (for BGE-M3)
 K_NEIGHBOURS = 50  # Table 6
 DEDUP_Q = 10  # top-Q neighbours examined for duplicates (the paper does not give Q)
 TAU_PERCENTILE = 25.0  # calibrated tau_sem: 75 % of the units keep at least one edge
+CALIBRATION_SEED = 0  # the units calibrate_tau samples: fixed, so τ_sem is one number per corpus
 
 
 def embed_units(units: Sequence[IEU], encoder, desc: str = "embedding IEUs") -> np.ndarray:
@@ -40,7 +41,7 @@ def embed_units(units: Sequence[IEU], encoder, desc: str = "embedding IEUs") -> 
 
 
 def calibrate_tau(
-    vectors: np.ndarray, percentile: float = TAU_PERCENTILE, sample: int = 2000, seed: int = 0
+    vectors: np.ndarray, percentile: float = TAU_PERCENTILE, sample: int = 2000, seed: int = CALIBRATION_SEED
 ) -> float:
     """τ_sem for the kit's embedder, by a stated rule: the ``percentile``-th percentile of the units'
     nearest-neighbour cosines (a seeded sample of ``sample`` units searched against all), so that

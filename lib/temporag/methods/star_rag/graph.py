@@ -15,6 +15,7 @@ import numpy as np
 
 from temporag.cache import building, cache_path, content_hash, load_pickle, save_pickle
 from temporag.data.tkg import TemporalKG
+from temporag.methods import artifacts
 from temporag.methods.star_rag.labels import EntityLabels, label_entities
 from temporag.methods.star_rag.mdl import MDLResult, mdl_select
 from temporag.methods.star_rag.nodes_spans import CandidateEdges, RuleNodes, candidate_edges, rule_nodes
@@ -141,12 +142,35 @@ def load_or_build(
 
     params = params or GraphParams()
     path = graph_cache_path(kg, params)
+    graph = None
     if cache and path.exists():  # an entry that is there is read without its build lock (read-only cache)
         graph = _load_cached(path)
-        if graph is not None:
-            return graph
-    with building(path) if cache else contextlib.nullcontext():
-        return _load_or_build(kg, params, path, progress, cache)
+    if graph is None:
+        with building(path) if cache else contextlib.nullcontext():
+            graph = _load_or_build(kg, params, path, progress, cache)
+    if cache:  # what this run used, by content; a rebuild that differs from the first is said
+        artifacts.note(
+            "star_rag_graph",
+            path.stem,
+            graph_digest(graph),
+            seed=None,  # nothing sampled: labels, nodes, edges and the MDL pass are fixed orders
+            made=not graph.timings.get("loaded_from_cache"),
+            cache_dir=path.parent.parent,
+            what="STAR-RAG's rule graph",
+        )
+    return graph
+
+
+def graph_digest(graph: RuleGraph) -> str:
+    """sha256 of what the rule graph is (labels, nodes, candidate and selected edges), never of its
+    timings: the same KG and parameters give the same digest, built or loaded."""
+    labels, nodes, cand, mdl = graph.labels, graph.nodes, graph.candidates, graph.mdl
+    return artifacts.digest(
+        labels.offsets, labels.labels, [list(p) for p in labels.patterns],
+        nodes.a_s, nodes.r, nodes.a_o,
+        cand.u, cand.v, cand.n_spans, cand.span_sum, cand.kind,
+        mdl.selected, mdl.accepted, round(float(mdl.L_after), 6),
+    )  # fmt: skip
 
 
 def _load_cached(path) -> RuleGraph | None:

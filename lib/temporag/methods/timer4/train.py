@@ -36,10 +36,15 @@ trains a separate copy for the question side and discards it; the kit shares one
 
 CPU budget: MiniLM, one epoch, the top ``train_layers`` transformer layers trainable, a progress bar;
 the model is saved in the cache under a key of every training input and reused.
+
+Reproducible (:mod:`~temporag.methods.timer4.seeded`): one seed for data order, dropout and
+initialisation, deterministic algorithms, a fixed thread count; the sha256 of the weights is recorded
+(:mod:`temporag.methods.artifacts`) and a model trained again that differs is warned about.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -53,7 +58,9 @@ import numpy as np
 
 from temporag.cache import check_folder, content_hash, record_folder, save_json
 from temporag.config import embedder_path, get_settings, torch_device
+from temporag.methods import artifacts
 from temporag.methods.timer4.negatives import TrainingExample
+from temporag.methods.timer4.seeded import TRAIN_THREADS, deterministic, weights_sha256
 from temporag.methods.timer4.store import DATE_WEIGHT, date_text
 from temporag.progress import tqdm
 
@@ -246,6 +253,21 @@ def _step_loss(model, kg, batch, config: TrainConfig):
     return code_loss(q_rows, f_vecs)
 
 
+def _note(trained: TrainedRetriever, key: str, root: Path) -> TrainedRetriever:
+    artifacts.note(
+        "timer4_retriever",
+        key,
+        weights_sha256(trained.path),
+        seed=trained.config.seed,
+        made=not trained.cached,
+        cache_dir=root,
+        what=f"TimeR4's retriever ({trained.config.loss} loss)",
+        threads=TRAIN_THREADS,
+        device=trained.device,
+    )
+    return trained
+
+
 def train_retriever(
     kg,
     examples: Sequence[TrainingExample],
@@ -256,9 +278,6 @@ def train_retriever(
     progress: bool = True,
 ) -> TrainedRetriever:
     """Fine-tune ``base_model`` (default: the kit's embedder) on ``examples``; cached by all inputs."""
-    import torch
-    from sentence_transformers import SentenceTransformer
-
     config = config or TrainConfig()
     settings = get_settings()
     base_model = base_model or settings.embedder
@@ -269,8 +288,8 @@ def train_retriever(
     target = root / "timer4_retriever" / key
     pairs = 4 * len(examples)
     if (target / "timer4_training.json").exists() and check_folder(target):  # a bad model is retrained
-        meta = __import__("json").loads((target / "timer4_training.json").read_text())
-        return TrainedRetriever(
+        meta = json.loads((target / "timer4_training.json").read_text())
+        cached = TrainedRetriever(
             target,
             config,
             pairs,
@@ -280,10 +299,38 @@ def train_retriever(
             meta["losses"],
             meta.get("device", "cpu"),
         )
+        return _note(cached, key, root)
     device = torch_device(settings)  # the GPU when there is one (TEMPORAG_DEVICE=auto)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(max(1, settings.threads))
+    with deterministic(config.seed):
+        model, losses, seconds = _train(kg, examples, config, base_model, device, progress)
+    meta = {
+        "train_seconds": seconds,
+        "losses": losses,
+        "examples": len(examples),
+        "config": asdict(config),
+        "device": device,
+        "threads": TRAIN_THREADS,
+    }
+    _save(model, target, key, meta)
+    log.info(
+        "trained the time-aware retriever on %d pairs in %.0fs on %s → %s",
+        pairs,
+        seconds,
+        device,
+        target,
+    )
+    trained = TrainedRetriever(target, config, pairs, len(examples), seconds, False, losses, device)
+    return _note(trained, key, root)
+
+
+def _train(
+    kg, examples: Sequence[TrainingExample], config: TrainConfig, base_model: str, device: str, progress
+):
+    """The training loop (seeded by the caller): the model, the loss of each step, the seconds it took."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
     model = SentenceTransformer(embedder_path(base_model), device=device)
     default_len = model.max_seq_length
     model.max_seq_length = config.max_seq_length
@@ -308,23 +355,19 @@ def train_retriever(
                 losses.append(round(float(loss.detach()), 5))
                 bar.update(1)
                 bar.set_postfix(loss=losses[-1])
-    seconds = time.perf_counter() - t0
     model.eval()
     model.max_seq_length = default_len
+    return model, losses, time.perf_counter() - t0
+
+
+def _save(model, target: Path, key: str, meta: dict) -> None:
+    """The model and its training record into ``target`` at once (a temporary folder renamed), with the
+    sha256 of every file in its manifest."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{key}."))
     try:
         model.save(str(tmp))
-        save_json(
-            tmp / "timer4_training.json",
-            {
-                "train_seconds": seconds,
-                "losses": losses,
-                "examples": len(examples),
-                "config": asdict(config),
-                "device": device,
-            },
-        )
+        save_json(tmp / "timer4_training.json", meta)
         record_folder(tmp)  # the hash of every file (model.safetensors ...), checked before it is trusted
         os.replace(tmp, target)
     except OSError:
@@ -333,11 +376,3 @@ def train_retriever(
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    log.info(
-        "trained the time-aware retriever on %d pairs in %.0fs on %s → %s",
-        pairs,
-        seconds,
-        device,
-        target,
-    )
-    return TrainedRetriever(target, config, pairs, len(examples), seconds, False, losses, device)
