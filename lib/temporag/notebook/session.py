@@ -5,6 +5,7 @@ results folder — in one call, so the notebook itself reads like the paper."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,10 +15,29 @@ import numpy as np
 
 from temporag.config import Settings, get_settings
 from temporag.llm import LLM, LLMError, find_embedded_gguf
+from temporag.notebook import outputs
 from temporag.notebook.params import KIT, Parameters, declarations
 from temporag.notebook.results import Results
 from temporag.retrieval.embed import run_backend
 from temporag.sampling import stratified_sample
+
+#: libraries whose INFO lines (FAISS's loader, sentence-transformers' "Loading SentenceTransformer model")
+#: say nothing a reader of the notebook needs; their warnings still show
+CHATTY_LIBRARIES = ("faiss", "sentence_transformers", "transformers", "huggingface_hub", "httpx", "filelock")
+
+
+def quiet_logs(headless: bool) -> None:
+    """Log lines a notebook shows: the kit's INFO lines when a person runs it, only warnings when the
+    runner does (an executed notebook in the book then shows no library chatter that reads like an error,
+    and no progress bar of theirs frozen at 0 %; the kit's own bars are dropped from the executed copy).
+    What matters outside a cell (cache repairs, failed calls, changed artifacts) is recorded in
+    results.json and reaches the console summary."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for name in CHATTY_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    logging.getLogger("temporag").setLevel(logging.WARNING if headless else logging.INFO)
+    if headless:
+        os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"  # transformers' "Loading weights" bars, too
 
 
 @dataclass
@@ -67,7 +87,7 @@ def start(
     Every default is resolved here and recorded in ``results.json`` (never ``null`` for a value the run
     used): the profile's sample sizes (``None`` = every question is recorded as the count), the
     notebook's own, ``seed``, ``llm_model`` (the embedded reader's name when offline) and ``output_dir``."""
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    quiet_logs(headless=bool(os.environ.get(outputs.ENV_STAGING)))
     declared, given = parameters_of(name, namespace, declared)
     declared.check(**given)  # one-line errors naming the parameter and the allowed values
     profile = given.get("profile", "smoke")

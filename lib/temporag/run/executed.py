@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,9 +29,33 @@ def finish_notebook(path: Path, final_dir: Path, *, slim: bool = False) -> None:
 
     nb = nbformat.read(path, as_version=4)
     portable_notebook(nb, final_dir)
+    drop_progress_bars(nb)
     nbformat.write(nb, path)
     if slim:
         slim_notebook(path)
+
+
+def _is_progress_bar(out: dict) -> bool:
+    """A progress bar's output: a tqdm widget, or text that is only carriage-return bar updates."""
+    data = out.get("data") or {}
+    if "application/vnd.jupyter.widget-view+json" in data:
+        return True
+    text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
+    lines = [line for line in text.replace("\r", "\n").splitlines() if line.strip()]
+    return bool(lines) and all(re.search(r"\d+%\|.*\|", line) for line in lines)
+
+
+def drop_progress_bars(nb) -> int:
+    """Remove progress bars from an executed notebook (in place): kept, they show frozen at whatever state
+    their widget last rendered (0 % in the book), which a reader cannot tell from a stuck run.  Returns
+    how many were removed."""
+    removed = 0
+    for cell in nb.cells:
+        kept = [out for out in cell.get("outputs", []) if not _is_progress_bar(out)]
+        removed += len(cell.get("outputs", [])) - len(kept)
+        if "outputs" in cell:
+            cell["outputs"] = kept
+    return removed
 
 
 def slim_notebook(path: Path, max_text: int = MAX_TEXT_OUTPUT) -> int:
