@@ -65,8 +65,11 @@ def scorecard_html(runs: Mapping, smoke: Mapping, names: Sequence[str], titles: 
     )
     chance = html.escape(scorecard.chance_summary(judged)) if judged else ""
     rule_text = html.escape(rule.RULE.replace("**", "").replace("*", ""))
+    table = "<p>No run judged yet.</p>"
+    if rows:
+        table = f"<table class='book scorecard'>{head}{''.join(rows)}</table>"
     return (
         "<h2>Scorecard: which claims hold</h2>" + lacking
-        + (f"<table class='book'>{head}{''.join(rows)}</table>" if rows else "<p>No run judged yet.</p>")
+        + table
         + f"<p>{chance}</p><p class='book-plumbing'>{rule_text}</p>"
     )
