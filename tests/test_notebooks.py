@@ -274,7 +274,7 @@ def _check_leaderboard(data: dict) -> None:
     # order differently on another machine)
     for method, answered in {
         "Semantic baseline": 21,
-        "TECQA (paper-faithful)": 30,
+        "TECQA (paper-faithful)": 32,  # 30 before the one KG-derived linker (#36) reached this parse
         "SAR (offline policy)": 32,
     }.items():
         assert _metric(data, f"leaderboard/{method}/template Hits@1 strict") * n == pytest.approx(
