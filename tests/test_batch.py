@@ -367,6 +367,7 @@ def _rule_graph_in_child(cache_file: str, out_file: str, built) -> None:
 
     graph.graph_cache_path = lambda kg, params=None: Path(cache_file)
     graph.build_rule_graph = slow_build
+    graph.graph_digest = lambda rule_graph: "a stand-in graph"  # what the run records of the graph it used
     rule_graph = graph.load_or_build(kg=None)
     Path(out_file).write_text(json.dumps([rule_graph.edges, rule_graph.timings["loaded_from_cache"]]))
 

@@ -35,7 +35,7 @@ def test_under_the_runner_only_warnings_are_logged(monkeypatch):
     levels = {name: logging.getLogger(name).level for name in ("temporag", "faiss", "sentence_transformers")}
     try:
         quiet_logs(headless=False)  # a person in JupyterLab: the kit's INFO lines, no library chatter
-        assert logging.getLogger("temporag.retrieval.embed").getEffectiveLevel() <= logging.INFO
+        assert logging.getLogger("temporag").level == logging.NOTSET  # the kernel's root: INFO
         assert logging.getLogger("faiss.loader").getEffectiveLevel() == logging.WARNING
         quiet_logs(headless=True)  # the runner: warnings only, no transformers bars
         assert logging.getLogger("temporag.retrieval.embed").getEffectiveLevel() == logging.WARNING

@@ -35,7 +35,7 @@ def quiet_logs(headless: bool) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     for name in CHATTY_LIBRARIES:
         logging.getLogger(name).setLevel(logging.WARNING)
-    logging.getLogger("temporag").setLevel(logging.WARNING if headless else logging.INFO)
+    logging.getLogger("temporag").setLevel(logging.WARNING if headless else logging.NOTSET)  # NOTSET: root
     if headless:
         os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"  # transformers' "Loading weights" bars, too
 
