@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from fakes import fake_llm
-from test_star_rag import kg_slice, stub_semantic
+from test_star_rag import facts_about, kg_slice, stub_semantic
 from test_star_rag_graph import make_kg
 
 from temporag.answer import evaluate
@@ -46,7 +46,7 @@ def slice_setup(kg, questions):
     """Every fact about the entities of six real before/after questions (at most 4,000), its rule graph
     from consecutive events, random triple vectors, and the released-code retriever on it."""
     picked = [q for q in questions if q.qtype in ("before_after", "after_first", "before_last")][:6]
-    sub = kg_slice(kg, picked, 4000)
+    sub = kg_slice(kg, facts_about(kg, picked, 4000))
     params = star_rag.GraphParams(min_support=0.2, k_type=2, temporal_pairs="consecutive")
     graph = star_rag.build_rule_graph(sub, params)
     semantic = stub_semantic(sub)
