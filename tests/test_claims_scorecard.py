@@ -83,6 +83,21 @@ def test_a_run_without_outcomes_is_named(tmp_path, capsys):
     assert f"{folder}/results.json: the tecqa run holds no per-question outcomes, nor the records" in err
 
 
+def test_a_committed_run_without_its_data_set_says_which_file_in_one_line(tmp_path, monkeypatch, capsys):
+    """Rebuilding outcomes from an older run reads its questions: no data folder is a one-line error."""
+    folder = tmp_path / "sar"
+    folder.mkdir()
+    (folder / "results.json").write_text(
+        json.dumps({"notebook": "sar", "metrics": {}, "tables": {"protocol": {"records": []}}})
+    )
+    monkeypatch.setenv("TEMPORAG_DATA", str(tmp_path / "no-data"))
+    code = cli.main(["claims", str(folder)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("temporag: multitq: missing file ") and "Traceback" not in err
+    assert "TEMPORAG_DATA" in err
+
+
 def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp_path):
     import html
     from types import SimpleNamespace

@@ -527,8 +527,13 @@ def main(argv: list[str] | None = None) -> int:
     except SettingError as exc:
         print(f"temporag: {exc}", file=sys.stderr)
         return 2
+    from temporag.data.errors import DataFormatError, MissingDataError
+
     try:
         return int(args.func(args) or 0)
+    except (MissingDataError, DataFormatError) as exc:  # its message names the file and the fix
+        print(f"temporag: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C): what the command had finished is kept", file=sys.stderr)
         return 130
