@@ -26,7 +26,7 @@ def _gold_reader(questions, failing):
 
 
 def test_tour_reader_table_counts_failed_calls_beside_hits(kg, questions, tmp_cache, tmp_path):
-    from temporag.methods.semantic import SemanticRetriever, report
+    from temporag.methods.semantic import SemanticRetriever, record, report
     from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.quid in (3000029, 3000030)]
@@ -37,7 +37,8 @@ def test_tour_reader_table_counts_failed_calls_beside_hits(kg, questions, tmp_ca
     assert failed == [False, True]
     scores = evaluate.hits_by_category(picked, [r.answers for r in answers], failed=failed)
     results = Results("tour", {"seed": 0}, out_dir=tmp_path / "out")
-    table = report.reader_table(results, scores, llm.model_name)
+    table = report.reader_table(scores, llm.model_name)
+    record.reader_hits(results, scores, llm.model_name)
     assert table[["Hits@1", "n", "answered", "failed"]].values.tolist() == [[1.0, 2, 1, 1]] * 2
     results.table("semantic_reader_hits1", table)
     assert "| Hits@1   | n   | answered   | failed   |" in results.tables_md.read_text()
