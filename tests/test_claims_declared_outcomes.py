@@ -1,6 +1,7 @@
-"""Each paper's ``claims.record`` records (or skips) every outcome its declarations read: judged on
-what it records, no claim fails as undeclared.  The metrics are replaced by constants: what is checked
-is the wiring between the notebook's values, the recorded keys and the declarations."""
+"""Each paper's ``claims.outcomes`` measures (or skips) every outcome its declarations read and its
+``record.outcomes`` stores them: judged on what it records, no claim fails as undeclared.  The metrics
+are replaced by constants: what is checked is the wiring between the notebook's values, the recorded keys
+and the declarations."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
 
 
 def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch):
-    from temporag.methods.timer4 import claims
+    from temporag.methods.timer4 import claims, record
 
     monkeypatch.setattr(claims.evaluate, "answer_recall_at_k", lambda kg, ids, qs, ks: {ks[0]: _ones(qs)})
     monkeypatch.setattr(claims, "whole_output_hits", lambda qs, outs: np.ones(len(qs), dtype=bool))
@@ -62,7 +63,8 @@ def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch)
     read = SimpleNamespace(raw_text="x", error=None)
     reads = {name: [read] * (len(QUESTIONS) if name == "TimeR4" else 3) for name in recall15}
     results = _results(tmp_path)
-    claims.record(results, None, QUESTIONS, ranked, recall15, reads, QUESTIONS[:3], QUESTIONS)
+    measured = claims.outcomes(None, QUESTIONS, ranked, recall15, reads, QUESTIONS[:3], QUESTIONS)
+    record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert set(verdicts.values()) == {"inconclusive", NOT_TESTABLE}
 

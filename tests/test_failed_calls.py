@@ -105,7 +105,7 @@ def _reads_with_failures(questions, failing):
 
 
 def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
-    from temporag.methods.timer4 import report
+    from temporag.methods.timer4 import record, report
     from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.answer_type == "entity"][:4]
@@ -114,7 +114,8 @@ def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
     scores = report.reader_scores(picked, reads)
     assert scores["strict"]["Overall"] == 1.0 and scores["failed"]["Overall"] == 1  # not 0.75
     results = Results("timer4", {"seed": 0}, out_dir=tmp_path / "out")
-    table = report.record_table3(results, scores, "fake-model")
+    table = report.table3(scores, "fake-model")
+    record.table3(results, scores, "fake-model")
     kit = table[table.model.str.startswith("TimeR4 — kit")]
     assert kit[["answered", "failed"]].values.tolist() == [[3, 1]] * 3
     metric = results.data["metrics"]["table3/strict/Overall"]
