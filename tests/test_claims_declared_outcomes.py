@@ -70,13 +70,13 @@ def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch)
 
 
 def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
-    from temporag.methods.sar import claims
+    from temporag.methods.sar import claims, record
 
     monkeypatch.setattr(claims, "_hits", lambda qs, records, n=None: np.ones(len(qs)))
     monkeypatch.setattr(claims.report, "hits", lambda qs, answers, failed=None: np.ones(len(qs)))
     monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
-    record = SimpleNamespace(evidence_ids=[1])
-    agent = {name: ([record] * 2, None) for name in ("SAR", "Naive RAG", "ReAct RAG", "w/o Decompose",
+    searched = SimpleNamespace(evidence_ids=[1])
+    agent = {name: ([searched] * 2, None) for name in ("SAR", "Naive RAG", "ReAct RAG", "w/o Decompose",
                                                      "w/o Validation")}
     offline = {name: ([], None) for name in ("SAR", "w/o Decompose", "w/o Validation")}
     recall = {"SAR SEARCH evidence (K=15 per SEARCH)": np.ones(6), "semantic top-15": np.ones(6),
@@ -84,7 +84,8 @@ def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
     sweep = {(kind, k): np.ones(6 if kind == "template" else 2) for kind in ("template", "reader")
              for k in claims.K_GRID}
     results = _results(tmp_path)
-    claims.record(results, None, QUESTIONS, QUESTIONS[:2], agent, offline, [[]] * 6, recall, sweep, [], 2)
+    measured = claims.outcomes(None, QUESTIONS, QUESTIONS[:2], agent, offline, [[]] * 6, recall, sweep, [], 2)
+    record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert NOT_RUN not in verdicts.values() and verdicts["k"] == "reproduced"
 
