@@ -32,7 +32,7 @@ def _results(tmp_path) -> Results:
 
 
 def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
-    from temporag.methods.ia_rag import claims
+    from temporag.methods.ia_rag import claims, record
 
     setups = {ds: SimpleNamespace(questions=QUESTIONS) for ds in ("TimeQA", "ComplexTR")}  # no TempReason
     ones = np.ones(len(QUESTIONS))
@@ -41,11 +41,11 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
     ablation = {(ds, v): ones for ds in setups for v in ("IA-RAG", *claims.ABLATIONS)}
     settings = {(ds, f"MAX_LEVELS={d}"): ones for ds in setups for d in claims.DEPTHS}
     settings |= {(ds, f"MEU={k}"): ones for ds in setups for k in claims.MEUS}
-    record = SimpleNamespace(quid="q0")
-    scores = {"records": [record], "accuracy": [1.0], "failed": [False]}
+    read = SimpleNamespace(quid="q0")
+    scores = {"records": [read], "accuracy": [1.0], "failed": [False]}
     reads = {"TimeQA": {"IA-RAG": scores, "Vanilla RAG (chunks, top-2)": scores}}
     results = _results(tmp_path)
-    claims.record(results, setups, curves, ablation, settings, reads)
+    record.outcomes(results, claims.outcomes(setups, curves, ablation, settings, reads))
     verdicts = _judged(results, claims.CLAIMS)
     assert verdicts["vs-vanilla-TimeQA"] == "inconclusive" and verdicts["kit-depth-ComplexTR"] == "reproduced"
     assert verdicts["vs-vanilla-TempReason"] == NOT_RUN and verdicts["depth-TimeQA"] == NOT_RUN
