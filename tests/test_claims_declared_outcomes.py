@@ -91,7 +91,7 @@ def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
 
 
 def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monkeypatch):
-    from temporag.methods.tecqa import claims
+    from temporag.methods.tecqa import claims, record
 
     monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
     monkeypatch.setattr(claims, "_reader_hits", lambda qs, reads: np.ones(len(qs)))
@@ -100,7 +100,9 @@ def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monke
     grid = {(k, n): ones for k in claims.KS for n in claims.NS}
     answers = dict.fromkeys(("TECQA", *claims.ABLATIONS), [])
     results = _results(tmp_path)
-    claims.record(results, None, QUESTIONS, [[]] * 6, [[]] * 6, QUESTIONS[:2], answers, shown, grid,
-                  {"improved": [[]] * 6, "faithful": [[]] * 6})
+    beyond = {"improved": [[]] * 6, "faithful": [[]] * 6}
+    ids = [[]] * 6
+    measured = claims.outcomes(None, QUESTIONS, ids, ids, QUESTIONS[:2], answers, shown, grid, beyond)
+    record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert NOT_RUN not in verdicts.values() and verdicts["k"] == "reproduced"

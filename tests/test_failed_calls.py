@@ -123,7 +123,7 @@ def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
 
 
 def test_tecqa_reader_tables_count_failed_calls(questions, tmp_path):
-    from temporag.methods.tecqa import report
+    from temporag.methods.tecqa import record, report
     from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.answer_type == "entity"][:4]
@@ -131,8 +131,8 @@ def test_tecqa_reader_tables_count_failed_calls(questions, tmp_path):
     failed = [r.error is not None for r in reads]
     scores = evaluate.hits_by_category(picked, [r.answers for r in reads], failed=failed)
     results = Results("tecqa", {"seed": 0}, out_dir=tmp_path / "out")
-    report.record_table1(results, scores, "fake-model")
+    frame = report.table1_frame(scores, "fake-model")
+    record.table1_multitq(results, frame, scores, "fake-model", 4, 20)
     metric = results.data["metrics"]["table1/strict/Overall"]
     assert (metric["value"], metric["n"], metric["failed"]) == (1.0, 4, 2)
-    frame = report.table1_frame(scores, "fake-model")
     assert frame["failed"].tolist()[:2] == [2, 2]
