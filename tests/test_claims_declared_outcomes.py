@@ -106,3 +106,19 @@ def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monke
     record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert NOT_RUN not in verdicts.values() and verdicts["k"] == "reproduced"
+
+
+def test_star_rag_records_recall_reader_and_fig5(tmp_path, tmp_cache, monkeypatch):
+    from temporag.methods.star_rag import claims, record
+
+    monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
+    ones = np.ones(len(QUESTIONS))
+    methods = ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform")
+    recall = dict.fromkeys(methods, ones)
+    hits = {name: {1: np.ones(2)} for name in methods}
+    sweep = {(k1, k2): [[]] * 6 for k1 in claims.GRID for k2 in claims.GRID}
+    results = _results(tmp_path)
+    record.outcomes(results, claims.outcomes(None, QUESTIONS, recall, QUESTIONS[:2], hits, sweep, 10))
+    verdicts = _judged(results, claims.CLAIMS)
+    assert verdicts["k1"] == NOT_RUN and verdicts["table2-hits"] == NOT_TESTABLE  # no Hit@1 heatmap
+    assert verdicts["k2"] == "reproduced" and verdicts["rule-graph-hits"] == "inconclusive"
