@@ -1,6 +1,7 @@
-"""Each paper's ``claims.record`` records (or skips) every outcome its declarations read: judged on
-what it records, no claim fails as undeclared.  The metrics are replaced by constants: what is checked
-is the wiring between the notebook's values, the recorded keys and the declarations."""
+"""Each paper's ``claims.outcomes`` measures (or skips) every outcome its declarations read and its
+``record.outcomes`` stores them: judged on what it records, no claim fails as undeclared.  The metrics
+are replaced by constants: what is checked is the wiring between the notebook's values, the recorded keys
+and the declarations."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _results(tmp_path) -> Results:
 
 
 def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
-    from temporag.methods.ia_rag import claims
+    from temporag.methods.ia_rag import claims, record
 
     setups = {ds: SimpleNamespace(questions=QUESTIONS) for ds in ("TimeQA", "ComplexTR")}  # no TempReason
     ones = np.ones(len(QUESTIONS))
@@ -40,11 +41,11 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
     ablation = {(ds, v): ones for ds in setups for v in ("IA-RAG", *claims.ABLATIONS)}
     settings = {(ds, f"MAX_LEVELS={d}"): ones for ds in setups for d in claims.DEPTHS}
     settings |= {(ds, f"MEU={k}"): ones for ds in setups for k in claims.MEUS}
-    record = SimpleNamespace(quid="q0")
-    scores = {"records": [record], "accuracy": [1.0], "failed": [False]}
+    read = SimpleNamespace(quid="q0")
+    scores = {"records": [read], "accuracy": [1.0], "failed": [False]}
     reads = {"TimeQA": {"IA-RAG": scores, "Vanilla RAG (chunks, top-2)": scores}}
     results = _results(tmp_path)
-    claims.record(results, setups, curves, ablation, settings, reads)
+    record.outcomes(results, claims.outcomes(setups, curves, ablation, settings, reads))
     verdicts = _judged(results, claims.CLAIMS)
     assert verdicts["vs-vanilla-TimeQA"] == "inconclusive" and verdicts["kit-depth-ComplexTR"] == "reproduced"
     assert verdicts["vs-vanilla-TempReason"] == NOT_RUN and verdicts["depth-TimeQA"] == NOT_RUN
@@ -53,7 +54,7 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
 
 
 def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch):
-    from temporag.methods.timer4 import claims
+    from temporag.methods.timer4 import claims, record
 
     monkeypatch.setattr(claims.evaluate, "answer_recall_at_k", lambda kg, ids, qs, ks: {ks[0]: _ones(qs)})
     monkeypatch.setattr(claims, "whole_output_hits", lambda qs, outs: np.ones(len(qs), dtype=bool))
@@ -62,19 +63,20 @@ def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch)
     read = SimpleNamespace(raw_text="x", error=None)
     reads = {name: [read] * (len(QUESTIONS) if name == "TimeR4" else 3) for name in recall15}
     results = _results(tmp_path)
-    claims.record(results, None, QUESTIONS, ranked, recall15, reads, QUESTIONS[:3], QUESTIONS)
+    measured = claims.outcomes(None, QUESTIONS, ranked, recall15, reads, QUESTIONS[:3], QUESTIONS)
+    record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert set(verdicts.values()) == {"inconclusive", NOT_TESTABLE}
 
 
 def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
-    from temporag.methods.sar import claims
+    from temporag.methods.sar import claims, record
 
     monkeypatch.setattr(claims, "_hits", lambda qs, records, n=None: np.ones(len(qs)))
     monkeypatch.setattr(claims.report, "hits", lambda qs, answers, failed=None: np.ones(len(qs)))
     monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
-    record = SimpleNamespace(evidence_ids=[1])
-    agent = {name: ([record] * 2, None) for name in ("SAR", "Naive RAG", "ReAct RAG", "w/o Decompose",
+    searched = SimpleNamespace(evidence_ids=[1])
+    agent = {name: ([searched] * 2, None) for name in ("SAR", "Naive RAG", "ReAct RAG", "w/o Decompose",
                                                      "w/o Validation")}
     offline = {name: ([], None) for name in ("SAR", "w/o Decompose", "w/o Validation")}
     recall = {"SAR SEARCH evidence (K=15 per SEARCH)": np.ones(6), "semantic top-15": np.ones(6),
@@ -82,13 +84,14 @@ def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
     sweep = {(kind, k): np.ones(6 if kind == "template" else 2) for kind in ("template", "reader")
              for k in claims.K_GRID}
     results = _results(tmp_path)
-    claims.record(results, None, QUESTIONS, QUESTIONS[:2], agent, offline, [[]] * 6, recall, sweep, [], 2)
+    measured = claims.outcomes(None, QUESTIONS, QUESTIONS[:2], agent, offline, [[]] * 6, recall, sweep, [], 2)
+    record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert NOT_RUN not in verdicts.values() and verdicts["k"] == "reproduced"
 
 
 def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monkeypatch):
-    from temporag.methods.tecqa import claims
+    from temporag.methods.tecqa import claims, record
 
     monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
     monkeypatch.setattr(claims, "_reader_hits", lambda qs, reads: np.ones(len(qs)))
@@ -97,7 +100,25 @@ def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monke
     grid = {(k, n): ones for k in claims.KS for n in claims.NS}
     answers = dict.fromkeys(("TECQA", *claims.ABLATIONS), [])
     results = _results(tmp_path)
-    claims.record(results, None, QUESTIONS, [[]] * 6, [[]] * 6, QUESTIONS[:2], answers, shown, grid,
-                  {"improved": [[]] * 6, "faithful": [[]] * 6})
+    beyond = {"improved": [[]] * 6, "faithful": [[]] * 6}
+    ids = [[]] * 6
+    measured = claims.outcomes(None, QUESTIONS, ids, ids, QUESTIONS[:2], answers, shown, grid, beyond)
+    record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert NOT_RUN not in verdicts.values() and verdicts["k"] == "reproduced"
+
+
+def test_star_rag_records_recall_reader_and_fig5(tmp_path, tmp_cache, monkeypatch):
+    from temporag.methods.star_rag import claims, record
+
+    monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
+    ones = np.ones(len(QUESTIONS))
+    methods = ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform")
+    recall = dict.fromkeys(methods, ones)
+    hits = {name: {1: np.ones(2)} for name in methods}
+    sweep = {(k1, k2): [[]] * 6 for k1 in claims.GRID for k2 in claims.GRID}
+    results = _results(tmp_path)
+    record.outcomes(results, claims.outcomes(None, QUESTIONS, recall, QUESTIONS[:2], hits, sweep, 10))
+    verdicts = _judged(results, claims.CLAIMS)
+    assert verdicts["k1"] == NOT_RUN and verdicts["table2-hits"] == NOT_TESTABLE  # no Hit@1 heatmap
+    assert verdicts["k2"] == "reproduced" and verdicts["rule-graph-hits"] == "inconclusive"

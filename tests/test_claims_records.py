@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from temporag.claims import Claim, judge_all, judge_claims
+from temporag.claims import Claim, Outcomes, judge_all, judge_claims, record_outcomes
 from temporag.claims.rule import NOT_RUN, REPRODUCED
 from temporag.notebook.results import Results
 
@@ -24,6 +24,23 @@ def test_outcomes_are_stored_per_question_one_line_per_vector(tmp_path, tmp_cach
     }
     assert data["outcomes_skipped"] == {"hits@1": "no reader in smoke"}
     assert sum('"recall@10/' in line for line in text.splitlines()) == 2
+
+
+def test_a_packages_measured_outcomes_are_stored_in_order(tmp_path, tmp_cache):
+    """``claims.outcomes`` returns what to store; ``record_outcomes`` stores it as the direct calls did."""
+    direct = Results("demo", {}, out_dir=tmp_path / "direct")
+    direct.outcomes("recall@10", {"A": [1.0, 0.0], "B": [0.0, 1.0]}, quids=["q1", "q2"])
+    direct.skip_outcomes("hits@1", "no reader in smoke")
+    direct.outcomes("fig5", {"A": {"q2": 1.0}})
+    stored = Results("demo", {}, out_dir=tmp_path / "stored")
+    measured = {
+        "recall@10": Outcomes({"A": [1.0, 0.0], "B": [0.0, 1.0]}, quids=["q1", "q2"]),
+        "hits@1": "no reader in smoke",
+        "fig5": Outcomes({"A": {"q2": 1.0}}),
+    }
+    record_outcomes(stored, measured)
+    for key in ("outcomes", "outcomes_skipped"):
+        assert json.dumps(stored.data[key]) == json.dumps(direct.data[key])
 
 
 def test_judge_claims_records_the_table_with_the_rule_under_it(tmp_path, tmp_cache):

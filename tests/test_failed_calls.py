@@ -26,7 +26,7 @@ def _gold_reader(questions, failing):
 
 
 def test_tour_reader_table_counts_failed_calls_beside_hits(kg, questions, tmp_cache, tmp_path):
-    from temporag.methods.semantic import SemanticRetriever, report
+    from temporag.methods.semantic import SemanticRetriever, record, report
     from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.quid in (3000029, 3000030)]
@@ -37,7 +37,8 @@ def test_tour_reader_table_counts_failed_calls_beside_hits(kg, questions, tmp_ca
     assert failed == [False, True]
     scores = evaluate.hits_by_category(picked, [r.answers for r in answers], failed=failed)
     results = Results("tour", {"seed": 0}, out_dir=tmp_path / "out")
-    table = report.reader_table(results, scores, llm.model_name)
+    table = report.reader_table(scores, llm.model_name)
+    record.reader_hits(results, scores, llm.model_name)
     assert table[["Hits@1", "n", "answered", "failed"]].values.tolist() == [[1.0, 2, 1, 1]] * 2
     results.table("semantic_reader_hits1", table)
     assert "| Hits@1   | n   | answered   | failed   |" in results.tables_md.read_text()
@@ -104,7 +105,7 @@ def _reads_with_failures(questions, failing):
 
 
 def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
-    from temporag.methods.timer4 import report
+    from temporag.methods.timer4 import record, report
     from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.answer_type == "entity"][:4]
@@ -113,7 +114,8 @@ def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
     scores = report.reader_scores(picked, reads)
     assert scores["strict"]["Overall"] == 1.0 and scores["failed"]["Overall"] == 1  # not 0.75
     results = Results("timer4", {"seed": 0}, out_dir=tmp_path / "out")
-    table = report.record_table3(results, scores, "fake-model")
+    table = report.table3(scores, "fake-model")
+    record.table3(results, scores, "fake-model")
     kit = table[table.model.str.startswith("TimeR4 — kit")]
     assert kit[["answered", "failed"]].values.tolist() == [[3, 1]] * 3
     metric = results.data["metrics"]["table3/strict/Overall"]
@@ -121,7 +123,7 @@ def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
 
 
 def test_tecqa_reader_tables_count_failed_calls(questions, tmp_path):
-    from temporag.methods.tecqa import report
+    from temporag.methods.tecqa import record, report
     from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.answer_type == "entity"][:4]
@@ -129,8 +131,8 @@ def test_tecqa_reader_tables_count_failed_calls(questions, tmp_path):
     failed = [r.error is not None for r in reads]
     scores = evaluate.hits_by_category(picked, [r.answers for r in reads], failed=failed)
     results = Results("tecqa", {"seed": 0}, out_dir=tmp_path / "out")
-    report.record_table1(results, scores, "fake-model")
+    frame = report.table1_frame(scores, "fake-model")
+    record.table1_multitq(results, frame, scores, "fake-model", 4, 20)
     metric = results.data["metrics"]["table1/strict/Overall"]
     assert (metric["value"], metric["n"], metric["failed"]) == (1.0, 4, 2)
-    frame = report.table1_frame(scores, "fake-model")
     assert frame["failed"].tolist()[:2] == [2, 2]

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from temporag.methods.ia_rag import build_tables, experiments, retrieval_tables, setups
+from temporag.methods.ia_rag import build_tables, experiments, record, retrieval_tables, setups
 from temporag.notebook.results import Results
 
 
@@ -50,7 +50,7 @@ def test_table2_rows_come_vanilla_first_and_leave_failed_calls_out(results):
             "Vanilla RAG (chunks, top-2)": _scores([0, 0, 1], [0, 0, 1], [False, False, False]),
         }
     }
-    table = experiments.record_table2(results, reads, "tiny-reader")
+    table = record.table2(results, experiments.reader_means(reads), "tiny-reader")
     assert list(table.metric) == [
         "table2/ComplexTR/Vanilla RAG/accuracy",
         "table2/ComplexTR/Vanilla RAG/recall",
@@ -98,10 +98,10 @@ def test_recorded_keys_name_the_columns_they_read(results):
             }
         ]
     )
-    experiments.record_ablations(results, ablation, "ablation")
-    experiments.record_sensitivity(results, ablation.assign(variant="MEU=5"))
-    experiments.record_coverage(results, coverage)
-    experiments.record_types(results, {"TimeQA": ["T1", "T4", "T1"]})
+    record.ablations(results, ablation, "ablation")
+    record.sensitivity(results, ablation.assign(variant="MEU=5"))
+    record.coverage(results, coverage)
+    record.types(results, experiments.type_counts({"TimeQA": ["T1", "T4", "T1"]}))
     metrics = _metrics(results)
     assert metrics["ablation/TimeQA/w/o IA"] == {"value": 0.25, "union_recall": 0.5, "union_tokens": 640.0}
     assert metrics["sensitivity/TimeQA/MEU=5"] == {"value": 0.25, "union_recall": 0.5}

@@ -212,7 +212,7 @@ class _FixedContexts:
 
 
 def test_notebook_steps_score_every_entry_and_record_under_the_committed_names(tiny, tmp_path):
-    from temporag.leaderboard import experiments
+    from temporag.leaderboard import experiments, record
     from temporag.leaderboard.roster import Entry
     from temporag.notebook.results import Results
 
@@ -227,9 +227,9 @@ def test_notebook_steps_score_every_entry_and_record_under_the_committed_names(t
 
     results = Results("leaderboard_steps", {}, out_dir=tmp_path / "out")
     ceilings = scores.ceilings(tiny, QUESTIONS, _Workspace(tiny), ks=(1,))
-    hits = experiments.record_ceilings(results, ceilings, len(QUESTIONS))
+    hits = record.ceilings(results, experiments.ceiling_numbers(ceilings), len(QUESTIONS))
     assert hits == {c.name: 1.0 for c in ceilings.values()}
-    experiments.record_breakdowns(results, QUESTIONS, found, seed=0)
+    record.breakdowns(results, experiments.breakdowns(QUESTIONS, found, seed=0), len(QUESTIONS))
     documents = pd.DataFrame(
         [
             {
@@ -256,7 +256,7 @@ def test_notebook_steps_score_every_entry_and_record_under_the_committed_names(t
             },
         ]
     )
-    experiments.record_documents(results, documents, "fake-reader", 2)
+    record.documents(results, documents, "fake-reader", 2)
     saved = json.loads((results.dir / "results.json").read_text())
     assert saved["metrics"]["template_reader/ceiling_main entity/hits@1"]["context_facts"] == 3.0
     assert saved["metrics"]["documents/TimeQA/IA-RAG/retrieval_recall"] == {

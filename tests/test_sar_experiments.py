@@ -1,5 +1,5 @@
-"""SAR's notebook steps (``sar.experiments``): each records what the notebook shows under the names the
-committed runs use, with the values the report functions compute."""
+"""SAR's notebook steps: ``sar.experiments`` computes what the notebook shows and ``sar.record`` records
+it under the names the committed runs use, with the values the report functions compute."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from temporag.methods.base import QuestionRecord
-from temporag.methods.sar import SAR, experiments, report
+from temporag.methods.sar import SAR, experiments, record, report
 from temporag.methods.workspace import KGWorkspace
 from temporag.notebook.results import Results
 
@@ -43,7 +43,8 @@ def test_offline_measures_and_latency_from_real_records(kg, offline_run, results
     workspace, qs, records = offline_run
     templates = workspace.templates([q.question for q in qs])
     ceiling = workspace.read_contexts(qs, experiments.pivot_facts(kg, templates))
-    shown = experiments.record_offline_measures(results, kg, qs, templates, records, ceiling)
+    shown = experiments.offline_measures(kg, qs, templates, records, ceiling)
+    record.offline_measures(results, shown, n=len(qs))
 
     metrics = _metrics(results)
     hits = np.mean([_first_is_gold(r.answers, q) for r, q in zip(records, qs)])
@@ -55,7 +56,8 @@ def test_offline_measures_and_latency_from_real_records(kg, offline_run, results
 
     seconds = experiments.search_seconds(records)
     assert len(seconds) == sum(r.trace["searches"] for r in records) >= 6
-    speed = experiments.record_latency(results, records, [0.01] * 6, 15)
+    speed = experiments.latency_table(records, [0.01] * 6, 15)
+    record.latency(results, speed)
     assert speed["retrieval"].tolist()[1] == "semantic top-15 over all facts (per question)"
     assert _metrics(results)["latency/search_p50_ms"]["n"] == len(seconds)
 
@@ -95,12 +97,14 @@ def test_ablation_rows_and_the_n_sweep(questions, results):
     ]
     assert frame["offline policy + rule verifier (n=2)"].tolist() == [0.0, 0.5, 0.5, 0.5, 0.5]
     assert frame[llm_curve].tolist()[:2] == [0.0, 1.0] and np.isnan(frame[llm_curve].iloc[2])
-    experiments.record_n_sweep(results, frame, 2)
+    record.n_sweep(results, frame, 2)
     metrics = _metrics(results)
     assert [metrics[f"fig4/offline/N={n}"]["value"] for n in report.N_GRID] == [0.0, 0.5, 0.5, 0.5, 0.5]
-    assert "fig4_n_sensitivity" in json.loads((results.dir / "results.json").read_text())["figures"]
+    results.figure("fig4_n_sensitivity", report.fig_n(frame))  # as the notebook's cell does
+    saved = json.loads((results.dir / "results.json").read_text())
+    assert "fig4_n_sweep" in saved["tables"] and "fig4_n_sensitivity" in saved["figures"]
 
-    experiments.record_cost(results, report.cost_table({"SAR": records}))
+    record.cost(results, report.cost_table({"SAR": records}))
     assert _metrics(results)["cost/SAR/llm_calls_per_question"] == {"value": 1.5, "tokens": 15.0}
     predictions = experiments.method_predictions({"SAR": records, "ReAct RAG": records[:1]})
     assert [p["method"] for p in predictions] == ["SAR", "SAR", "ReAct RAG"]

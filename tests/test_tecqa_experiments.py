@@ -1,5 +1,6 @@
-"""What the TECQA notebook's steps record (:mod:`temporag.methods.tecqa.experiments`): each table under
-its key with the metrics beside it, on real MultiTQ questions and small hand-made frames."""
+"""What the TECQA notebook's steps compute (:mod:`temporag.methods.tecqa.experiments`) and record
+(:mod:`temporag.methods.tecqa.record`): each table under its key with the metrics beside it, on real
+MultiTQ questions and small hand-made frames."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 
 from temporag.answer.readers import ReaderResult
-from temporag.methods.tecqa import report
+from temporag.methods.tecqa import experiments, record, report
 
 
 def _read(question, answers=(), error=None) -> ReaderResult:
@@ -24,7 +25,8 @@ def test_fig4_records_the_setting_nearest_the_papers_length_at_the_runs_n(result
             "avg_context_facts": [5.0, 10.0, 20.0, 40.0, 8.0, 15.0, 22.0, 60.0],
         }
     )
-    near_20 = report.record_fig4_sensitivity(results, grid, n=2)
+    near_20 = experiments.closest_to_paper_length(grid, n=2)
+    record.fig4_sensitivity(results, grid, near_20)
     assert (near_20.K, near_20.N) == (20, 2)  # 22 facts; N=1's exact 20 is another N
     metric = results.data["metrics"]["fig4/recall_at_about_20_facts"]
     assert (metric["value"], metric["K"], metric["N"], metric["avg_facts"]) == (0.7, 20, 2, 22.0)
@@ -53,7 +55,8 @@ def test_table2_caption_counts_the_reader_sample_and_every_selected_question(que
     reads = {name: [_read(q, [q.answers[0]]) for q in picked] for name in report.VARIANTS}
     scores = report.reader_scores(picked, reads)
     shown_recall = {name: np.array([1.0, 0.0, 1.0, 1.0, 0.0]) for name in report.VARIANTS}
-    table = report.record_table2_ablations(results, scores, shown_recall, "fake-model", 3, 20)
+    table = report.table2_frame(scores, shown_recall)
+    record.table2_ablations(results, table, scores, shown_recall, "fake-model", 3, 20)
     assert table["shown-context answer recall (all questions)"].tolist() == [0.6] * 4
     caption = results.data["tables"]["table2_ablations"]["caption"]
     assert "by reader fake-model on 3 seeded questions" in caption
@@ -62,7 +65,8 @@ def test_table2_caption_counts_the_reader_sample_and_every_selected_question(que
 
 
 def test_latency_records_both_p50s_and_the_20_ms_target(results):
-    table = report.record_latency(results, np.array([0.001, 0.002, 0.003]), np.array([0.1, 0.2, 0.3]))
+    table = experiments.latency(np.array([0.001, 0.002, 0.003]), np.array([0.1, 0.2, 0.3]))
+    record.latency(results, table)
     assert table.retriever.tolist() == [
         "TECQA (subgraph + anchors + KNTN + serialisation)",
         "global semantic (all 461,329 facts)",
@@ -80,7 +84,7 @@ def test_integrity_records_its_table_and_each_recall_on_its_own_n(results):
              "chain_recall": 0.7, "avg_facts": 20.0, "n": 10, "n_with_anchor": 6},
         ]
     )  # fmt: skip
-    report.record_integrity(results, table)
+    record.integrity(results, table)
     metrics = results.data["metrics"]
     assert metrics["fig5/TECQA/Multiple/answer_recall"] == {"value": 0.9, "n": 10}
     assert metrics["fig5/TECQA/Multiple/chain_recall"] == {"value": 0.7, "n": 6}  # questions with an anchor

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from temporag.methods.timer4 import experiments
+from temporag.methods.timer4 import experiments, record
 from temporag.notebook.results import Results
 
 
@@ -56,7 +56,7 @@ def test_loss_variants_rerank_every_fine_tuned_model_but_not_the_base():
 
 def test_loss_ablation_records_the_all_row_of_each_ranking(results):
     frame = _recall_frame({"base model": [0.6, 0.5, 0.9], "softmax loss": [0.7, 0.8, 0.85]})
-    experiments.record_loss_ablation(results, frame, ["base model", "softmax loss"], n=3, triples=1234)
+    record.loss_ablation(results, frame, ["base model", "softmax loss"], n=3, triples=1234)
     metrics = _metrics(results)
     assert metrics["loss_ablation/base model"]["value"] == pytest.approx(0.6)
     assert metrics["loss_ablation/softmax loss"]["value"] == pytest.approx(0.7)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from temporag.claims import rule
-from temporag.claims.model import BEST, Claim
+from temporag.claims.model import BEST, Claim, Measured
 
 COLUMNS = ("paper", "claim", "where", "statement", "paper's numbers", "protocol", "kit's own", "compared",
            "measure", "verdict", "n", "effect", "ci_low", "ci_high", "mde", "best", "note")
@@ -126,6 +126,17 @@ def served_cost(results_json: str | Path) -> str:
     hours = "" if p["llm_hours"] is None else f", {p['llm_hours']:.1f} LLM h at this run's s/call"
     tokens = "" if p["tokens"] is None else f", {p['tokens']:,.0f} tokens"
     return f"{p['calls']:,.0f} calls{tokens}{hours} (`temporag costs`)"
+
+
+def record_outcomes(results, measured: Measured) -> None:
+    """Store what a package's ``claims.outcomes`` measured, in its order: each measure's per-question
+    vectors (``Results.outcomes``), or why this run leaves the measure out (``Results.skip_outcomes``).
+    The packages' ``record.outcomes`` call it, so the claims are recorded the same way everywhere."""
+    for measure, got in measured.items():
+        if isinstance(got, str):
+            results.skip_outcomes(measure, got)
+        else:
+            results.outcomes(measure, got.values, quids=got.quids)
 
 
 def judge_claims(results, claims: Sequence[Claim], show: bool = True):

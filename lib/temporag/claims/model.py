@@ -8,7 +8,9 @@ per-question records and two arms on the same questions), never *how* it is judg
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 #: the claimed direction of a "best setting" claim (K, depth, K1): the paper's setting is (about) best
 BEST = "best setting"
@@ -92,3 +94,18 @@ def printed(paper: str, source: str, column: str, rows: dict[str, str], dataset:
         for label, row in rows.items()
     )
     return f"{values} ({source}, {column}{', ' + dataset if dataset else ''})"
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """One measure's per-question outcomes, as a package's ``claims.outcomes`` computes them and
+    :func:`temporag.claims.record_outcomes` stores them (``Results.outcomes``): ``values`` maps each arm
+    to ``{quid: value}`` or to a sequence aligned with ``quids``."""
+
+    values: Mapping[str, Any]
+    quids: Sequence | None = None
+
+
+#: what a package's ``claims.outcomes`` returns, in recording order: each measure's outcomes, or the
+#: reason this run leaves the measure out (``Results.skip_outcomes``)
+Measured = dict[str, Outcomes | str]

@@ -15,8 +15,10 @@ questions with the same embedder (all-MiniLM-L6-v2) and is scored the same way:
   (``temporag score``);
 * :mod:`.report` makes the tables (leaderboard, breakdowns, the papers' headlines beside the kit's under
   both protocols, paper vs released code vs kit) and the summary figure.
-* :mod:`.experiments` holds the notebook's loops and recording steps (scoring every entry, the
-  metrics and captions each table is saved with), so each cell is a step of a few lines.
+* :mod:`.experiments` holds the notebook's loops (scoring every entry, the ceilings, the breakdowns), so
+  each cell is a step of a few lines;
+* :mod:`.record` is the one module that writes into the run's results: every metric, table and
+  per-question outcome under the names the committed runs use, with the caption each table is saved with.
 
 ``notebooks/leaderboard.ipynb`` calls these in a few lines per cell.
 """

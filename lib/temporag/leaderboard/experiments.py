@@ -1,8 +1,8 @@
-"""The leaderboard notebook's loops and recording steps as functions, so each cell reads as one step.
+"""The leaderboard notebook's loops as functions, so each cell reads as one step.
 
 Each function takes what the notebook already built (the roster's entries, the per-method scores, the
-document table), records it in the run's ``Results`` under the names the committed runs use, and returns
-what the cell shows.
+document table) and computes what a table or figure shows; :mod:`.record` writes it into the run's
+``Results`` under the names the committed runs use.
 """
 
 from __future__ import annotations
@@ -46,37 +46,17 @@ def score_methods(
     return method_scores
 
 
-def record_ceilings(results, ceilings: Mapping[str, MethodScores], n_questions: int) -> dict[str, float]:
-    """Each template-reader ceiling's strict Hits@1 (with its context size) as a metric; returns the
-    Hits@1 by ceiling name, for the leaderboard's caption and figure."""
-    for key, ceiling in ceilings.items():
-        results.metric(
-            f"template_reader/ceiling_{key}/hits@1",
-            float(ceiling.strict.mean()),
-            n=n_questions,
-            rule="strict",
-            context_facts=float(ceiling.facts.mean()),
-        )
-    return {c.name: float(c.strict.mean()) for c in ceilings.values()}
-
-
-def record_leaderboard(
-    results,
-    table: pd.DataFrame,
-    n_questions: int,
-    profile: str,
-    reader: str,
-    n_read: int,
-    ceiling_hits: Mapping[str, float],
-) -> None:
-    """The leaderboard table, its caption naming the protocol: questions, embedder, both readers, the
-    intervals and the template reader's ceilings."""
-    caption = (
-        f"MultiTQ, {n_questions} questions ({profile}), embedder all-MiniLM-L6-v2; "
-        f"template reader = LLM-free; reader = {reader} on {n_read} seeded questions "
-        f"(plumbing only). Intervals: bootstrap 95%. Template-reader ceilings: {dict(ceiling_hits)}."
-    )
-    results.table("leaderboard", table, caption)
+def ceiling_numbers(ceilings: Mapping[str, MethodScores]) -> dict[str, dict]:
+    """Each template-reader ceiling's strict Hits@1 and mean context size, by ceiling key (for
+    :func:`.record.ceilings`)."""
+    return {
+        key: {
+            "name": ceiling.name,
+            "hits@1": float(ceiling.strict.mean()),
+            "context_facts": float(ceiling.facts.mean()),
+        }
+        for key, ceiling in ceilings.items()
+    }
 
 
 def summary_note(n_questions: int, profile: str) -> str:
@@ -87,37 +67,15 @@ def summary_note(n_questions: int, profile: str) -> str:
     )
 
 
-def record_breakdowns(
-    results, questions: Sequence, method_scores: Sequence[MethodScores], seed: int
+def breakdowns(
+    questions: Sequence, method_scores: Sequence[MethodScores], seed: int
 ) -> dict[str, pd.DataFrame]:
     """Template Hits@1 and whole-context recall of every method by Single / Multiple and qtype, with
-    bootstrap intervals: one table each (:data:`BREAKDOWNS`), returned by table name."""
-    by_category = {}
-    for column, key in BREAKDOWNS.items():
-        by_category[key] = report.pivot(scores.breakdown_table(questions, method_scores, column, seed))
-        caption = (
-            f"{column} by Single/Multiple and qtype ({len(questions)} questions; bootstrap 95% intervals)."
-        )
-        results.table(key, by_category[key], caption)
-    return by_category
-
-
-def record_documents(results, document_table: pd.DataFrame, reader: str, reader_sample: int) -> None:
-    """Vanilla RAG vs IA-RAG on the document data sets: each row's retrieval recall (with its interval
-    and context tokens) as a metric, and the table."""
-    for row in document_table.to_dict("records"):
-        results.metric(
-            f"documents/{row['dataset']}/{row['method']}/retrieval_recall",
-            row["retrieval recall"],
-            n=row["n"],
-            ci95=[row["CI low"], row["CI high"]],
-            tokens=row["context tokens / question"],
-        )
-    caption = (
-        f"Vanilla RAG vs IA-RAG, all-MiniLM-L6-v2; reader {reader} on "
-        f"{reader_sample} seeded questions per data set (DyG-RAG token-level accuracy)."
-    )
-    results.table("documents", document_table, caption)
+    bootstrap intervals: one table each, by table name (:data:`BREAKDOWNS`)."""
+    return {
+        key: report.pivot(scores.breakdown_table(questions, method_scores, column, seed))
+        for column, key in BREAKDOWNS.items()
+    }
 
 
 def common_protocol(

@@ -33,10 +33,3 @@ def vs_baseline(method_scores: Sequence, baseline: str = BASELINE, measures: Seq
                          "ci_high": v.high, "n": v.n, "mde": v.mde, "verdict vs baseline": v.verdict})
     return pd.DataFrame(rows)
 
-
-def record(results, method_scores: Sequence, questions: Sequence) -> None:
-    """The per-question outcomes behind :func:`vs_baseline` (``leaderboard/<measure>/<method>``)."""
-    quids = [q.quid for q in questions]
-    for measure in MEASURES:
-        results.outcomes(f"leaderboard/{measure}", {s.name: s.per_question()[measure] for s in method_scores},
-                         quids=quids)

@@ -48,30 +48,6 @@ def check_paper_runs(figures_dir: Path, headlines: Sequence[Headline] | None = N
         )
 
 
-def record(results, rows: Sequence[dict], reads: Mapping[str, dict], reader: str) -> None:
-    """Every leaderboard number into results.json (with n, interval and rule), one metric per cell."""
-    for row in rows:
-        key, n = f"leaderboard/{row['method']}", row["n"]
-        for col in [c for c in row if c not in ("method", "n") and "CI" not in c]:
-            ci = [row[f"{col} CI low"], row[f"{col} CI high"]] if f"{col} CI low" in row else None
-            rule = "strict" if "strict" in col else ("lenient" if "lenient" in col else None)
-            extra = {"ci95": ci} if ci else {}
-            results.metric(
-                f"{key}/{col}",
-                row[col],
-                n=n,
-                rule=rule,
-                reader="template reader (no LLM)" if "template" in col else None,
-                **extra,
-            )
-        read = reads.get(row["method"])
-        if read:
-            for col in ("strict", "lenient", "llm_calls", "prompt_tokens", "completion_tokens"):
-                results.metric(
-                    f"{key}/reader/{col}", read[col], n=read["n"], failed=read["failed"], reader=reader
-                )
-
-
 @dataclass(frozen=True)
 class Headline:
     """Where a paper's headline is printed, where the kit records it under the paper's own protocol, and

@@ -76,18 +76,6 @@ def ablations(
     return pd.DataFrame(rows)
 
 
-def record_ablations(results, ablation: pd.DataFrame, prefix: str) -> None:
-    """``<prefix>/<data set>/<variant>``: recall at :data:`ABLATION_BUDGET` tokens, with the whole
-    union's recall and tokens."""
-    for row in ablation.to_dict("records"):
-        results.metric(
-            f"{prefix}/{row['dataset']}/{row['variant']}",
-            float(row[f"recall @{ABLATION_BUDGET}"]),
-            union_recall=float(row["union recall"]),
-            union_tokens=float(row["union tokens"]),
-        )
-
-
 def depth_and_meus(
     tuned: Mapping[str, Setup],
     build_kw: Mapping,
@@ -117,13 +105,3 @@ def depth_and_meus(
         if per_question is not None:
             per_question.update({(dataset, s): v for s, v in zip(settings, sink[-len(settings):])})
     return pd.DataFrame(rows)
-
-
-def record_sensitivity(results, sensitivity: pd.DataFrame) -> None:
-    """``sensitivity/<data set>/<setting>``: recall at :data:`ABLATION_BUDGET` tokens and of the union."""
-    for row in sensitivity.to_dict("records"):
-        results.metric(
-            f"sensitivity/{row['dataset']}/{row['variant']}",
-            float(row[f"recall @{ABLATION_BUDGET}"]),
-            union_recall=float(row["union recall"]),
-        )

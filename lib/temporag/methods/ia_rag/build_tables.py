@@ -2,7 +2,7 @@
 answers, the event graph, tightening, the thematic forest and the build's seconds per stage.
 
 Functions over ``builds`` take (name, setups) pairs, one per build (paper reading, calibrated), so one
-table compares them; ``record_*`` functions write the ``results.json`` metrics of one table.
+table compares them; :mod:`.record` writes the ``results.json`` metrics of each table.
 """
 
 from __future__ import annotations
@@ -81,13 +81,6 @@ def unit_coverage(setup: Setup) -> dict:
     }
 
 
-def record_coverage(results, coverage: pd.DataFrame) -> None:
-    """``coverage/<data set>``: the unit coverage, with the previous extractor's as ``before``."""
-    for row in coverage.to_dict("records"):
-        before = float(row["unit coverage before"])
-        results.metric(f"coverage/{row['dataset']}", float(row["unit coverage"]), before=before)
-
-
 def graph_table(builds: Sequence[tuple[str, Mapping[str, Setup]]]) -> pd.DataFrame:
     """The event graph of each build before tightening, with its τ_sem and number of MEUs."""
     return pd.DataFrame(
@@ -103,23 +96,6 @@ def graph_table(builds: Sequence[tuple[str, Mapping[str, Setup]]]) -> pd.DataFra
             for dataset, setup in group.items()
         ]
     )
-
-
-def record_graphs(results, paper: Mapping[str, Setup], tuned: Mapping[str, Setup]) -> None:
-    """``graph/<data set>/...``: edges and units of the paper-τ graph, the calibrated τ and its edges."""
-    for dataset, setup in paper.items():
-        calibrated_stats = tuned[dataset].build.stats
-        results.metric(f"graph/{dataset}/edges", setup.build.stats["graph"]["edges"])
-        results.metric(f"graph/{dataset}/ieus", setup.build.stats["graph"]["ieus"])
-        results.metric(f"graph/{dataset}/calibrated_tau", calibrated_stats["tau"])
-        results.metric(f"graph/{dataset}/calibrated_edges", calibrated_stats["graph"]["edges"])
-
-
-def record_allen(results, allen: pd.DataFrame) -> None:
-    """``fig4/<data set>/<relation>``: edges per merged Allen relation
-    (:func:`.report.allen_distribution`)."""
-    for row in allen.to_dict("records"):
-        results.metric(f"fig4/{row['dataset']}/{row['relation']}", int(row["edges"]))
 
 
 def tightening_table(builds: Sequence[tuple[str, Mapping[str, Setup]]]) -> pd.DataFrame:
@@ -161,16 +137,6 @@ def tightening_row(dataset: str, build_name: str, build: Build) -> dict:
     }
 
 
-def record_tightening(results, tightening: pd.DataFrame) -> None:
-    """``tightening/<data set>/<build>/narrowed`` with the widened count (which must be 0)."""
-    for row in tightening.to_dict("records"):
-        results.metric(
-            f"tightening/{row['dataset']}/{row['build']}/narrowed",
-            row["narrowed"],
-            widened=row["widened (must be 0)"],
-        )
-
-
 def tightening_example(setups: Mapping[str, Setup], evidence: int = 3) -> list[str]:
     """The first narrowed unit that had evidence: its days before and after and up to ``evidence`` of the
     units that bounded it (no lines when no narrowing had evidence)."""
@@ -195,13 +161,6 @@ def forest_table(builds: Sequence[tuple[str, Mapping[str, Setup]]]) -> pd.DataFr
             for level in setup.build.stats["forest_levels"]
         ]
     )
-
-
-def record_forests(results, paper: Mapping[str, Setup], tuned: Mapping[str, Setup]) -> None:
-    """``forest/<data set>/meus`` and ``.../calibrated_meus``: MEUs of the paper-τ and calibrated forests."""
-    for dataset, setup in paper.items():
-        results.metric(f"forest/{dataset}/meus", setup.build.stats["meus"])
-        results.metric(f"forest/{dataset}/calibrated_meus", tuned[dataset].build.stats["meus"])
 
 
 def tree_index(tuned: Mapping[str, Setup], datasets: Sequence[str]) -> IAIndex | None:

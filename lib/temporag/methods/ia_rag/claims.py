@@ -1,4 +1,4 @@
-"""IA-RAG's claims as data, and the per-question outcomes its notebook records for them.
+"""IA-RAG's claims as data, and the per-question outcomes they read (``record.outcomes`` stores them).
 
 Judged by the kit's one rule (``temporag.claims.rule``) on retrieval recall at an equal budget of
 :data:`BUDGET` cl100k tokens (every gold answer in the text shown; every selected question), per data
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from temporag.claims import BEST, Claim
+from temporag.claims import BEST, Claim, Measured, Outcomes
 from temporag.claims.model import printed
 from temporag.methods.ia_rag.ablations import ABLATION_BUDGET as BUDGET
 from temporag.methods.ia_rag.setups import K1_DEFAULT, WINDOW_TOKENS
@@ -93,28 +93,29 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def record(
-    results,
+def outcomes(
     setups: Mapping,
     curves: Mapping[tuple, Sequence],
     ablation_paper_tau: Mapping[tuple, Sequence],
     sensitivity: Mapping[tuple, Sequence],
     reads: Mapping[str, Mapping[str, dict]] | None = None,
-) -> None:
-    """Record the outcomes :data:`CLAIMS` reads, per data set the run holds: recall at :data:`BUDGET`
-    tokens of each retriever of the token curves (``curves[(data set, retriever, budget)]``), of each
-    paper-τ ablation (``ablation_paper_tau[(data set, variant)]``) and of each calibrated depth / K1
-    setting (``sensitivity[(data set, setting)]``), and the reader's token accuracy per question of
-    Table 2's reads (``reads[data set][method]``: ``read_scores``; a failed call is NaN)."""
+) -> Measured:
+    """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them), per data set the run holds:
+    recall at :data:`BUDGET` tokens of each retriever of the token curves
+    (``curves[(data set, retriever, budget)]``), of each paper-τ ablation
+    (``ablation_paper_tau[(data set, variant)]``) and of each calibrated depth / K1 setting
+    (``sensitivity[(data set, setting)]``), and the reader's token accuracy per question of Table 2's reads
+    (``reads[data set][method]``: ``read_scores``; a failed call is NaN)."""
+    measured: Measured = {}
     for ds in DATASETS:
         if ds not in setups:
             for measure in ("recall", "ablation", "sensitivity", "sensitivity_paper_tau"):
-                results.skip_outcomes(f"{measure}@{BUDGET}/{ds}", f"{ds} was not run (datasets parameter)")
-            results.skip_outcomes(f"reader_accuracy/{ds}", f"{ds} was not run (datasets parameter)")
+                measured[f"{measure}@{BUDGET}/{ds}"] = f"{ds} was not run (datasets parameter)"
+            measured[f"reader_accuracy/{ds}"] = f"{ds} was not run (datasets parameter)"
             continue
         by_method = (reads or {}).get(ds, {})
         if by_method:
-            results.outcomes(f"reader_accuracy/{ds}", {
+            measured[f"reader_accuracy/{ds}"] = Outcomes({
                 "IA-RAG" if name == "IA-RAG" else "Vanilla RAG": {
                     r.quid: float("nan") if bad else float(a)
                     for r, a, bad in zip(scores["records"], scores["accuracy"], scores["failed"])
@@ -122,17 +123,20 @@ def record(
                 for name, scores in by_method.items()
             })
         else:
-            results.skip_outcomes(f"reader_accuracy/{ds}", "the reader read no question of it")
+            measured[f"reader_accuracy/{ds}"] = "the reader read no question of it"
         quids = [q.quid for q in setups[ds].questions]
         at_budget = {m: v for (d, m, b), v in curves.items() if d == ds and b == BUDGET}
-        results.outcomes(f"recall@{BUDGET}/{ds}", at_budget, quids=quids)
-        results.outcomes(f"ablation@{BUDGET}/{ds}",
-                         {v: r for (d, v), r in ablation_paper_tau.items() if d == ds}, quids=quids)
-        results.outcomes(f"sensitivity@{BUDGET}/{ds}",
-                         {s: r for (d, s), r in sensitivity.items() if d == ds}, quids=quids)
-        results.skip_outcomes(f"sensitivity_paper_tau@{BUDGET}/{ds}",
-                              "Tables 7-8 are swept on the calibrated graph only (the paper-τ graph is "
-                              "nearly edgeless)")
+        measured[f"recall@{BUDGET}/{ds}"] = Outcomes(at_budget, quids)
+        measured[f"ablation@{BUDGET}/{ds}"] = Outcomes(
+            {v: r for (d, v), r in ablation_paper_tau.items() if d == ds}, quids
+        )
+        measured[f"sensitivity@{BUDGET}/{ds}"] = Outcomes(
+            {s: r for (d, s), r in sensitivity.items() if d == ds}, quids
+        )
+        measured[f"sensitivity_paper_tau@{BUDGET}/{ds}"] = (
+            "Tables 7-8 are swept on the calibrated graph only (the paper-τ graph is nearly edgeless)"
+        )
+    return measured
 
 
 def from_records(data: dict) -> tuple[dict, dict]:

@@ -1,6 +1,7 @@
 """The notebook's steps under one name, so each notebook cell stays a few lines: the per-data-set builds
 (:mod:`.setups`), the tables of what they built (:mod:`.build_tables`), LLM-free retrieval recall
-(:mod:`.retrieval_tables`), the ablations (:mod:`.ablations`) and the reader (:mod:`.reader_tables`)."""
+(:mod:`.retrieval_tables`), the ablations (:mod:`.ablations`) and the reader (:mod:`.reader_tables`).
+They compute; :mod:`.record` writes what they return into the run's results."""
 
 from __future__ import annotations
 
@@ -8,19 +9,12 @@ from temporag.methods.ia_rag.ablations import (  # noqa: F401 (re-exported: one 
     ABLATION_BUDGET,
     ablations,
     depth_and_meus,
-    record_ablations,
-    record_sensitivity,
 )
 from temporag.methods.ia_rag.build_tables import (  # noqa: F401 (re-exported: one module for the notebook)
     build_times,
     extraction_table,
     forest_table,
     graph_table,
-    record_allen,
-    record_coverage,
-    record_forests,
-    record_graphs,
-    record_tightening,
     tightening_example,
     tightening_table,
     tree_index,
@@ -29,20 +23,18 @@ from temporag.methods.ia_rag.build_tables import (  # noqa: F401 (re-exported: o
 )
 from temporag.methods.ia_rag.reader_tables import (  # noqa: F401 (re-exported: one module for the notebook)
     accuracy_tokens,
+    reader_means,
     reader_predictions,
     reader_reads,
-    record_table2,
 )
 from temporag.methods.ia_rag.retrieval_tables import (  # noqa: F401 (re-exported: one module for the notebook)
     curve_grid,
     operating_points,
     reasoning_groups,
     reasoning_types,
-    record_retrieval_recall,
-    record_token_curves,
-    record_types,
     retrieval_predictions,
     token_curves,
+    type_counts,
 )
 from temporag.methods.ia_rag.setups import (  # noqa: F401 (re-exported: one module for the notebook)
     calibrated,

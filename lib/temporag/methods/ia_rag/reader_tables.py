@@ -11,7 +11,6 @@ import pandas as pd
 from temporag.answer.evaluate import answered_mean, token_accuracy_recall
 from temporag.methods.ia_rag.corpus import QA
 from temporag.methods.ia_rag.setups import Setup
-from temporag.reported import PaperRef
 from temporag.sampling import stratified_sample
 
 
@@ -58,31 +57,16 @@ def paper_row(method: str) -> str:
     return "IA-RAG" if method == "IA-RAG" else "Vanilla RAG"
 
 
-def record_table2(results, reads: Mapping[str, Mapping[str, dict]], reader: str) -> pd.DataFrame:
-    """Table 2: each row's reader accuracy and recall per data set beside the paper's, recorded as
-    ``table2/<data set>/<row>/<metric>`` (means over the answered questions: a failed call is not a wrong
-    answer)."""
-    records = []
-    for row in ("Vanilla RAG", "IA-RAG"):
-        for dataset, by_method in reads.items():
-            for method, scores in by_method.items():
-                if paper_row(method) != row:
-                    continue
-                for metric, column in (("accuracy", "Acc."), ("recall", "Recall")):
-                    mean = reader_mean(scores, metric)
-                    paper = PaperRef("ia_rag", "Table 2", row, column, dataset)
-                    records.append(
-                        results.compare(
-                            f"table2/{dataset}/{row}/{metric}",
-                            mean["value"],
-                            paper,
-                            n=mean["n"],
-                            failed=mean["failed"],
-                            reader=reader,
-                            rule="DyG-RAG token-level",
-                        )
-                    )
-    return pd.DataFrame(records)
+def reader_means(reads: Mapping[str, Mapping[str, dict]]) -> dict[str, dict[str, dict]]:
+    """Table 2's numbers: each data set's and reader method's accuracy and recall over the questions
+    answered (:func:`reader_mean`: a failed call is not a wrong answer)."""
+    return {
+        dataset: {
+            method: {metric: reader_mean(scores, metric) for metric in ("accuracy", "recall")}
+            for method, scores in by_method.items()
+        }
+        for dataset, by_method in reads.items()
+    }
 
 
 def accuracy_tokens(reads: Mapping[str, Mapping[str, dict]]) -> pd.DataFrame:

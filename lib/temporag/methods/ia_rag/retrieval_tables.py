@@ -48,17 +48,6 @@ def operating_points(setups: Mapping[str, Setup], k2: int, vanilla_chunks: int):
     return retrievers, scores, pd.DataFrame(rows)
 
 
-def record_retrieval_recall(results, recall: pd.DataFrame) -> None:
-    """``retrieval_recall/<data set>/<method>`` of :func:`operating_points`' table, with n and tokens."""
-    for row in recall.to_dict("records"):
-        results.metric(
-            f"retrieval_recall/{row['dataset']}/{row['method']}",
-            float(row["retrieval recall"]),
-            n=int(row["n"]),
-            tokens=float(row["tokens / question"]),
-        )
-
-
 def curve_methods(paper: Setup, tuned: Setup) -> dict:
     """The retrievers of the tokens-vs-recall comparison for one data set."""
     return {
@@ -89,12 +78,6 @@ def token_curves(
     return out[["dataset", "method", "budget", "recall", "tokens shown", "n"]]
 
 
-def record_token_curves(results, curves: pd.DataFrame) -> None:
-    """``tokens_recall/<data set>/<method>/<budget>``: each retriever's recall at each budget."""
-    for row in curves.to_dict("records"):
-        results.metric(f"tokens_recall/{row['dataset']}/{row['method']}/{row['budget']}", row["recall"])
-
-
 def curve_grid(curves: pd.DataFrame) -> pd.DataFrame:
     """The curves as one row per (data set, method) and one recall column per budget."""
     grid = curves.pivot_table(index=["dataset", "method"], columns="budget", values="recall", sort=False)
@@ -111,11 +94,12 @@ def reasoning_types(setups: Mapping[str, Setup], classifier: str, llm=None) -> d
     }
 
 
-def record_types(results, labels: Mapping[str, Sequence[str]]) -> None:
-    """``types/<data set>/<T1..T5>``: questions per reasoning type, most frequent first."""
-    for dataset, dataset_labels in labels.items():
-        for label, count in pd.Series(dataset_labels).value_counts().items():
-            results.metric(f"types/{dataset}/{label}", int(count))
+def type_counts(labels: Mapping[str, Sequence[str]]) -> dict[str, dict[str, int]]:
+    """Questions per reasoning type of each data set, most frequent first (``types/...`` metrics)."""
+    return {
+        dataset: {label: int(count) for label, count in pd.Series(dataset_labels).value_counts().items()}
+        for dataset, dataset_labels in labels.items()
+    }
 
 
 def reasoning_groups(

@@ -1,4 +1,4 @@
-"""SAR's claims as data, and the per-question outcomes its notebook records for them.
+"""SAR's claims as data, and the per-question outcomes they read (``record.outcomes`` stores them).
 
 Judged by the kit's one rule (``temporag.claims.rule``).  The paper's agent is the LLM policy with the
 LLM verifier: its claims are judged on the agent sample with the kit's reader (protocol "paper"; the
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporag.answer import evaluate
-from temporag.claims import BEST, Claim
+from temporag.claims import BEST, Claim, Measured, Outcomes
 from temporag.claims.model import printed
 from temporag.methods.sar import report
 
@@ -88,8 +88,7 @@ def _hits(questions: Sequence, records: Sequence, n: int | None = None) -> np.nd
     return report.hits(questions, report.answers_of(records, n), report.failed_of(records, n))
 
 
-def record(
-    results,
+def outcomes(
     kg,
     questions: Sequence,
     agent_questions: Sequence,
@@ -100,42 +99,45 @@ def record(
     k_sweep: dict,
     offline_up_to_n_max: Sequence,
     n_max_llm: int,
-) -> None:
-    """Record the outcomes :data:`CLAIMS` reads.  ``agent`` / ``offline`` map a Table 1 / 2 row to its
-    (records, verification budget N or None); ``recall`` is :func:`report.recall_by_qtype`'s per-question
-    recall, ``k_sweep`` :func:`report.k_sweep`'s per-question Hits@1."""
+) -> Measured:
+    """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them).  ``agent`` / ``offline`` map a
+    Table 1 / 2 row to its (records, verification budget N or None); ``recall`` is
+    :func:`report.recall_by_qtype`'s per-question recall, ``k_sweep`` :func:`report.k_sweep`'s
+    per-question Hits@1."""
     quids, agent_quids = [q.quid for q in questions], [q.quid for q in agent_questions]
     arms = ("SAR (offline policy)", _SEMANTIC, _SAME)  # recall_by_qtype's three lists, in its order
-    results.outcomes("evidence_recall", dict(zip(arms, recall.values(), strict=True)), quids=quids)
+    measured: Measured = {"evidence_recall": Outcomes(dict(zip(arms, recall.values(), strict=True)), quids)}
     offline_hits = {n: _hits(questions, r, budget) for n, (r, budget) in offline.items()}
     offline_hits["Naive RAG"] = report.hits(questions, naive_offline_answers)
-    results.outcomes("hits@1_offline", offline_hits, quids=quids)
+    measured["hits@1_offline"] = Outcomes(offline_hits, quids)
     by_k = {f"K={k}": k_sweep[("template", k)] for k in K_GRID}
-    results.outcomes("fig3_template_hits@1", by_k, quids=quids)
+    measured["fig3_template_hits@1"] = Outcomes(by_k, quids)
     by_n = {f"N={n}": _hits(questions, offline_up_to_n_max, n) for n in N_GRID}
-    results.outcomes("fig4_offline_hits@1", by_n, quids=quids)
+    measured["fig4_offline_hits@1"] = Outcomes(by_n, quids)
     if not agent_questions:
         for measure in ("hits@1_agent", "evidence_recall_agent", "fig3_reader_hits@1", "fig4_agent_hits@1"):
-            results.skip_outcomes(measure, "no agent questions in this run")
-        return
-    results.outcomes("hits@1_agent", {n: _hits(agent_questions, r, b) for n, (r, b) in agent.items()},
-                     quids=agent_quids)
+            measured[measure] = "no agent questions in this run"
+        return measured
+    measured["hits@1_agent"] = Outcomes(
+        {n: _hits(agent_questions, r, b) for n, (r, b) in agent.items()}, agent_quids
+    )
     evidence = {n: [r.evidence_ids for r in agent[n][0]] for n in ("SAR", "Naive RAG")}
-    results.outcomes("evidence_recall_agent",
-                     {n: evaluate.answer_recall(kg, ids, agent_questions) for n, ids in evidence.items()},
-                     quids=agent_quids)
+    measured["evidence_recall_agent"] = Outcomes(
+        {n: evaluate.answer_recall(kg, ids, agent_questions) for n, ids in evidence.items()}, agent_quids
+    )
     if all(("reader", k) in k_sweep for k in K_GRID):
         sweep_quids = agent_quids[: len(k_sweep[("reader", K_GRID[0])])]  # the sweep reads the first ones
-        results.outcomes("fig3_reader_hits@1", {f"K={k}": k_sweep[("reader", k)] for k in K_GRID},
-                         quids=sweep_quids)
+        by_k = {f"K={k}": k_sweep[("reader", k)] for k in K_GRID}
+        measured["fig3_reader_hits@1"] = Outcomes(by_k, sweep_quids)
     else:
-        results.skip_outcomes("fig3_reader_hits@1", "the K sweep read no questions (sweep_sample = 0)")
+        measured["fig3_reader_hits@1"] = "the K sweep read no questions (sweep_sample = 0)"
     if n_max_llm >= max(N_LLM):
         sar_records = agent["SAR"][0]
         by_n = {f"N={n}": _hits(agent_questions, sar_records, n) for n in N_LLM}
-        results.outcomes("fig4_agent_hits@1", by_n, quids=agent_quids)
+        measured["fig4_agent_hits@1"] = Outcomes(by_n, agent_quids)
     else:
-        results.skip_outcomes("fig4_agent_hits@1", f"the LLM agent verified at most n_max_llm = {n_max_llm}")
+        measured["fig4_agent_hits@1"] = f"the LLM agent verified at most n_max_llm = {n_max_llm}"
+    return measured
 
 
 def from_records(data: dict) -> tuple[dict, dict]:

@@ -26,7 +26,7 @@ from temporag.methods.base import Retrieval
 from temporag.methods.sar.agent import answers_at, failed_at
 from temporag.methods.sar.search import parse_filter_time
 from temporag.notebook import plots
-from temporag.reported import PaperRef, paper_value
+from temporag.reported import paper_value
 
 COLUMNS = ("Overall", "Single", "Multiple", "Entity", "Time")
 BACKBONES = ("Llama3", "GPT-3.5", "GPT-4.1")
@@ -215,26 +215,6 @@ def recall_by_qtype(
     return pivot_by_category(table, list(names))
 
 
-def compare_rows(results, rows: Sequence[dict], source: str, prefix: str, columns=COLUMNS) -> None:
-    """Record each kit row beside the paper's GPT-4.1 row (``results.compare``), one metric per column:
-    ``<prefix>/<method>/<offline|llm>/<column>``; a column without questions is recorded as None."""
-    for row in rows:
-        paper_row_name = f"{row['method']} (GPT-4.1)" if source == "Table 1" else row["method"]
-        key = f"{prefix}/{row['method']}/{'offline' if 'no LLM' in row['how'] else 'llm'}"
-        for column in columns:
-            value = row[column] if row[column] == row[column] else None
-            ref = PaperRef("sar", source, paper_row_name, column)
-            results.compare(
-                f"{key}/{column}",
-                value,
-                ref,
-                n=row["n"],
-                reader=row["how"],
-                rule="strict",
-                failed=row["failed"],
-            )
-
-
 #: The headline rows: label → metric key ({model} is the reader's name).
 HEADLINE = {
     "SAR Hits@1 — offline policy + template reader (no LLM)": "table1/SAR/offline/Overall",
@@ -405,8 +385,15 @@ def fig_table1(table: pd.DataFrame, title: str = "Table 1 · MultiTQ Hits@1 (str
     )
 
 
-def fig_recall(frame: pd.DataFrame, methods: Sequence[str]):
-    """SEARCH vs semantic answer recall by question category (grouped bars)."""
+def recall_methods(frame: pd.DataFrame) -> list[str]:
+    """The retrievals :func:`recall_by_qtype`'s frame compares (its value columns)."""
+    return [c for c in frame.columns if c not in ("group", "category", "n")]
+
+
+def fig_recall(frame: pd.DataFrame, methods: Sequence[str] | None = None):
+    """SEARCH vs semantic answer recall by question category (grouped bars), for ``methods`` (default
+    every retrieval of the frame)."""
+    methods = recall_methods(frame) if methods is None else methods
     labels = [c if g != "overall" else "overall" for g, c in zip(frame.group, frame.category)]
     series = {m: frame[m].tolist() for m in methods}
     return plots.grouped_bars(

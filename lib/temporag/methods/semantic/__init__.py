@@ -14,7 +14,8 @@ The steps, in the order the tour notebook walks them:
 * read: the kit's one reader over the facts as ``s r o on YYYY-MM-DD`` lines
   (:meth:`SemanticRetriever.evidence_lines`, inherited ``pipeline``).
 
-Tables and figures of the tour live in :mod:`temporag.methods.semantic.report`.
+Tables and figures of the tour live in :mod:`temporag.methods.semantic.report`, what it records in
+:mod:`temporag.methods.semantic.record`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The tour's tables and figures: the KG beside STAR-RAG's Table 1, the question types, the semantic
 baseline's answer recall@k and its reader's Hits@1 — one call per artifact, metrics from
-:mod:`temporag.answer.evaluate`, paper numbers through :class:`~temporag.reported.PaperRef`."""
+:mod:`temporag.answer.evaluate`, paper numbers through :class:`~temporag.reported.PaperRef`.  Nothing
+here writes into the run's results: :mod:`.record` keeps what these frames show."""
 
 from __future__ import annotations
 
@@ -24,15 +25,19 @@ KG_STATISTICS = (  # label, kg.stats() key, STAR-RAG Table 1 column
 BREAKDOWN = ("qtype", "qlabel", "answer_type")
 
 
-def kg_statistics(kg, results=None):
-    """The KG's size recomputed from the file beside STAR-RAG's Table 1 (``kg/<statistic>`` metrics)."""
+def kg_table_ref(column: str) -> PaperRef:
+    """Where STAR-RAG's Table 1 prints a MultiTQ KG statistic."""
+    return PaperRef("star_rag", "Table 1", "MultiTQ", column)
+
+
+def kg_statistics(kg):
+    """The KG's size recomputed from the file beside STAR-RAG's Table 1 (recorded by
+    :func:`.record.kg_statistics`)."""
     import pandas as pd
 
     stats, rows = kg.stats(), []
     for label, key, column in KG_STATISTICS:
-        ref = PaperRef("star_rag", "Table 1", "MultiTQ", column)
-        if results is not None:
-            results.compare(f"kg/{label.split()[0]}", stats[key], ref)
+        ref = kg_table_ref(column)
         rows.append({"statistic": label, "kit": stats[key], "paper (STAR-RAG Table 1)": ref.value()})
     table = pd.DataFrame(rows)
     table["match"] = table["kit"] == table["paper (STAR-RAG Table 1)"]
@@ -81,17 +86,6 @@ def recall_at_k_table(questions: Sequence, recall: dict[int, np.ndarray], seed: 
     return pd.concat(frames, ignore_index=True)
 
 
-def record_recall(results, recall: dict[int, np.ndarray], seed: int = 0) -> dict:
-    """``semantic/answer_recall@k`` with CI and n; k = 20 beside TECQA Fig. 2's semantic retriever.
-    Returns the k = 20 row (kit, paper)."""
-    rows = {}
-    for k, values in recall.items():
-        ref = SEMANTIC_AT_20 if k == 20 else None
-        ci95 = list(evaluate.bootstrap_ci(values, seed=seed))
-        rows[k] = results.compare(f"semantic/answer_recall@{k}", values.mean(), ref, n=len(values), ci95=ci95)
-    return rows.get(20, {})
-
-
 def recall_pivot(table):
     """Mean recall per question type (and overall) × k."""
     shown = table[table.group.isin(["overall", "qtype"])]
@@ -137,25 +131,16 @@ def retrieval_predictions(questions: Sequence, retrieval: Retrieval, k: int = 20
     ]
 
 
-def reader_table(results, scores: dict, reader: str, failed: int | None = None):
-    """Hits@1 of the reader under both rules (``semantic_reader/hits@1_<rule>``), no paper counterpart,
-    with n, answered and failed beside each number (``scores`` from ``evaluate.hits_by_category``: a
-    failed call is left out of the mean, never scored as wrong; ``failed`` is read from it)."""
+def reader_table(scores: dict, reader: str):
+    """Hits@1 of the reader under both rules, no paper counterpart, with n, answered and failed beside
+    each number (``scores`` from ``evaluate.hits_by_category``: a failed call is left out of the mean,
+    never scored as wrong); :func:`.record.reader_hits` records the same numbers."""
     import pandas as pd
 
     rows = []
     n, answered = scores["n"]["Overall"], scores["answered"]["Overall"]
     failed = scores["failed"]["Overall"]
     for rule, label in evaluate.RULES.items():
-        results.compare(
-            f"semantic_reader/hits@1_{rule}",
-            scores[rule]["Overall"],
-            n=n,
-            reader=reader,
-            rule=rule,
-            failed=failed,
-            answered=answered,
-        )
         rows.append(
             {"rule": label, "Hits@1": scores[rule]["Overall"], "n": n, "answered": answered, "failed": failed}
         )

@@ -46,7 +46,8 @@ The released code said to be the authors' retrieves differently around the PPR: 
 :mod:`code_tables` holds the paper-vs-code table (file:line evidence) and the table that takes it apart.
 Its consecutive-event spans are ``GraphParams(temporal_pairs="consecutive")``.
 
-Tables and figures live in :mod:`temporag.methods.star_rag.report`.
+Tables and figures live in :mod:`temporag.methods.star_rag.report`, the numbers behind them in
+:mod:`temporag.methods.star_rag.experiments`, what a run keeps in :mod:`temporag.methods.star_rag.record`.
 """
 
 from __future__ import annotations

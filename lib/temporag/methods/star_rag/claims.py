@@ -1,4 +1,4 @@
-"""STAR-RAG's claims as data, and the per-question outcomes its notebook records for them.
+"""STAR-RAG's claims as data, and the per-question outcomes they read (``record.outcomes`` stores them).
 
 Judged by the kit's one rule (``temporag.claims.rule``).  The paper compares Hit@1 of a 70B reader
 (protocol "paper": the kit's reader on its reader sample); the fair test of a retriever is whether the
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from temporag.answer import evaluate
-from temporag.claims import BEST, Claim
+from temporag.claims import BEST, Claim, Measured, Outcomes
 from temporag.claims.model import printed
 
 PAPER = "star_rag"
@@ -57,8 +57,7 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def record(
-    results,
+def outcomes(
     kg,
     questions: Sequence,
     recall: Mapping,
@@ -67,29 +66,31 @@ def record(
     sweep: Mapping,
     k1: int,
     fig5_hits: Mapping | None = None,
-) -> None:
-    """Record the outcomes :data:`CLAIMS` reads: answer recall of the K1 returned events per method
-    (every question), strict Hit@1 per method (reader sample), recall at K1 = 10 for each K2 of the
-    sweep, and Fig. 5's per-question Hit@1 when the reader heatmap ran (``report.hits_grid``)."""
+) -> Measured:
+    """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them): answer recall of the K1
+    returned events per method (every question), strict Hit@1 per method (reader sample), recall at
+    K1 = 10 for each K2 of the sweep, and Fig. 5's per-question Hit@1 when the reader heatmap ran
+    (``experiments.hits_grid``)."""
     quids = [q.quid for q in questions]
-    results.outcomes("answer_recall", dict(recall), quids=quids)
+    measured: Measured = {"answer_recall": Outcomes(dict(recall), quids)}
     if reader_questions:
         per_method = {name: values[1] for name, values in hits.items()}
-        results.outcomes("hits@1", per_method, quids=[q.quid for q in reader_questions])
+        measured["hits@1"] = Outcomes(per_method, [q.quid for q in reader_questions])
     else:
-        results.skip_outcomes("hits@1", "no reader questions in this run")
+        measured["hits@1"] = "no reader questions in this run"
     if all((PAPER_K1, k2) in sweep for k2 in GRID):
         recall_by_k2 = {
             f"K2={k2}": evaluate.answer_recall(kg, sweep[(PAPER_K1, k2)], questions, k=PAPER_K1)
             for k2 in GRID
         }
-        results.outcomes("fig5_recall", recall_by_k2, quids=quids)
+        measured["fig5_recall"] = Outcomes(recall_by_k2, quids)
     else:
-        results.skip_outcomes("fig5_recall", f"the sweep lacks K1 = {PAPER_K1}")
+        measured["fig5_recall"] = f"the sweep lacks K1 = {PAPER_K1}"
     if fig5_hits:
-        results.outcomes("fig5_hits@1", {f"K1={k}": fig5_hits[(k, PAPER_K2)] for k in GRID})
+        measured["fig5_hits@1"] = Outcomes({f"K1={k}": fig5_hits[(k, PAPER_K2)] for k in GRID})
     else:
-        results.skip_outcomes("fig5_hits@1", "the Hit@1 heatmap did not run (heatmap_reader_sample = 0)")
+        measured["fig5_hits@1"] = "the Hit@1 heatmap did not run (heatmap_reader_sample = 0)"
+    return measured
 
 
 def from_records(data: dict) -> tuple[dict, dict]:

@@ -8,7 +8,8 @@
   every selected question, by qtype and Single/Multiple), its prompt tokens, and reader Hit@1 on a
   seeded sample; :func:`decomposition_figure` draws it.
 
-:mod:`report` re-exports them.
+:mod:`.experiments` re-exports what computes, :mod:`.report` the tables and figures; :mod:`.record`
+writes the decomposition's numbers into the run's results.
 """
 
 from __future__ import annotations
@@ -222,7 +223,6 @@ def shown_recall(kg, method, retrieval: Retrieval, questions: Sequence) -> np.nd
 
 
 def decomposition(
-    results,
     methods: Mapping,
     retrievals: Mapping[str, Retrieval],
     questions: Sequence,
@@ -231,15 +231,16 @@ def decomposition(
     reader_questions: Sequence = (),
     n_read: int = 0,
     seed: int = 0,
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, dict]:
     """One row per retriever: events and prompt tokens (cl100k) per question, answer recall of what the
     reader is shown overall / Single / Multiple / per qtype (LLM-free, every question), and — with an
-    ``llm`` and ``n_read`` > 0 — strict Hit@1 on a seeded sample of ``reader_questions``.  Records
-    ``decomposition/<row>/...`` metrics."""
+    ``llm`` and ``n_read`` > 0 — strict Hit@1 on a seeded sample of ``reader_questions``.  Returns the
+    table and the numbers :func:`.record.decomposition` records (``decomposition/<row>/...`` with every
+    category, and the released code's traces)."""
     kg = next(iter(methods.values())).kg
     sample, rows_of_sample = _reader_sample(questions, reader_questions, n_read, seed)
     reader = getattr(llm, "model_name", "") if llm is not None and sample else ""
-    rows = []
+    rows, numbers = [], {"questions": len(questions), "reader": reader, "n_read": len(sample), "rows": {}}
     for name, method in methods.items():
         retrieval = retrievals[name]
         recall = shown_recall(kg, method, retrieval, questions)
@@ -257,8 +258,7 @@ def decomposition(
             "answer recall": means["all"],
             **{f"recall {c}": means[c] for c in categories},
         }
-        results.metric(f"decomposition/{name}/answer_recall", means["all"], n=len(questions), by=means)
-        results.metric(f"decomposition/{name}/prompt_tokens_cl100k", tokens, n=len(questions))
+        numbers["rows"][name] = {"answer_recall": means["all"], "recall_by": means, "prompt_tokens": tokens}
         if reader:
             shown = retrieval.select(rows_of_sample)
             reads = method.read(llm, sample, shown, progress=len(sample) > 20, desc=f"reader: {name}")
@@ -272,19 +272,12 @@ def decomposition(
                     for g in ("Overall", "Single", "Multiple")
                 }
             )
-            results.metric(
-                f"decomposition/{name}/hits@1",
-                hits["strict"]["Overall"],
-                n=len(sample),
-                reader=reader,
-                rule=evaluate.STRICT,
-                by=hits["strict"],
-            )
+            numbers["rows"][name]["hits@1_by"] = hits["strict"]
         rows.append(row)
         if name == RELEASED and retrieval.traces is not None:
-            records = [{"quid": q.quid, **trace} for q, trace in zip(questions, retrieval.traces)]
-            results.predictions("released_code", records)
-    return pd.DataFrame(rows)
+            traces = zip(questions, retrieval.traces)
+            numbers["released_code"] = [{"quid": q.quid, **trace} for q, trace in traces]
+    return pd.DataFrame(rows), numbers
 
 
 def _reader_sample(questions, reader_questions, n: int, seed: int):

@@ -1,9 +1,10 @@
-"""STAR-RAG's reader tables beside the paper's (Tables 2–4, Figs. 3 and 5, the summary); :mod:`report`
-re-exports them (the released code's tables are in :mod:`code_tables`).
+"""STAR-RAG's reader tables beside the paper's (Tables 2–4, Figs. 3 and 5, the summary): the numbers
+behind them (:mod:`.experiments` re-exports those) and the frames and figures made of them (:mod:`.report`
+re-exports those); the released code's tables are in :mod:`code_tables`.
 
-Every number that has a counterpart in the paper goes through ``Results.compare``: one call records the
-``results.json`` metric (kit value, paper value or None, n, reader, scoring rule) and returns the row
-the table is made of.
+Nothing here writes into the run's results: :mod:`.record` records every number that has a counterpart
+in the paper through ``Results.compare`` (kit value, paper value or None, n, reader, scoring rule), and
+the compared rows are the tables of Tables 2 and 3 (:func:`comparison_frame`).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from temporag.notebook.results import repo_relative
 from temporag.reported import PaperRef
 
 BACKBONES = ("STAR-RAG+Llama-3-8B-Instruct", "STAR-RAG+GPT-4o-mini")
+FIG3_METHODS = ("STAR-RAG", "STAR-RAG-no-rule")
 STRICT = "strict"
 
 
 def paper_ref(source: str, row: str, column: str, dataset: str | None = "MultiTQ") -> PaperRef:
-    """Where the STAR-RAG paper prints a number (looked up by ``Results.compare``)."""
+    """Where the STAR-RAG paper prints a number (:mod:`.record` compares the kit's with it)."""
     return PaperRef("star_rag", source, row, column, dataset)
 
 
@@ -72,6 +74,11 @@ def hit_rate(values) -> dict:
     return evaluate.answered_mean(values)
 
 
+def hit_rates(hits: Mapping[str, Mapping[int, np.ndarray]]) -> dict[str, dict[int, dict]]:
+    """Every method's Hit@k (:func:`reader_scores`) over the answered questions (:func:`hit_rate`)."""
+    return {name: {k: hit_rate(values) for k, values in by_k.items()} for name, by_k in hits.items()}
+
+
 def reader_usage(reads: Mapping[str, list]) -> dict[str, dict]:
     """Calls, tokens and latency per method (``llm.usage_summary``)."""
     return {
@@ -97,25 +104,6 @@ def comparison_frame(rows: list[dict]) -> pd.DataFrame:
     if not frame["note"].astype(bool).any():
         frame = frame.drop(columns="note")
     return frame
-
-
-def table2_multitq(results, hits: Mapping, reader: str, n: int) -> pd.DataFrame:
-    """Table 2, MultiTQ column: strict Hits@1/5/10.  Table 2 has no semantic row; its paper Hit@1 is
-    Table 4's STAR-RAG-no-rule."""
-    rows = []
-    for name, label in (("STAR-RAG-no-rule", "semantic (= STAR-RAG-no-rule)"), ("STAR-RAG", "STAR-RAG")):
-        for k in (1, 5, 10):
-            if name == "STAR-RAG":
-                ref = paper_ref("Table 2", "STAR-RAG", f"Hit@{k}")
-            else:
-                ref = paper_ref("Table 4", "STAR-RAG-no-rule", "Acc.") if k == 1 else None
-            key = f"table2/MultiTQ/{name}/hits@{k}"
-            score = hit_rate(hits[name][k])
-            row = results.compare(
-                key, score["value"], ref, n=n, reader=reader, rule=STRICT, failed=score["failed"]
-            )
-            rows.append({"method": label, "k": k, **row})
-    return comparison_frame(rows)
 
 
 def not_run_status(exc: FileNotFoundError) -> str:
@@ -173,82 +161,49 @@ def table2_other_datasets(params, reader_style: str, llm, n: int, reader: str) -
     return pd.DataFrame(rows)[columns]
 
 
-def table3(results, reads: Mapping, questions: Sequence, recall_table: pd.DataFrame, reader: str, k: int):
-    """Table 3: strict Hit@1 on single- vs multiple-event questions (``evaluate.hits_by_category``; a
-    failed call is left out, not scored wrong), with the LLM-free answer recall of every selected
-    question for context."""
-    rows = []
-    for name in ("STAR-RAG-no-rule", "STAR-RAG"):
-        answers = [r.answers for r in reads[name]]
-        by_category = evaluate.hits_by_category(
-            questions, answers, [r.error is not None for r in reads[name]]
+def table3_scores(reads: Mapping, questions: Sequence) -> dict[str, dict]:
+    """Table 3's numbers: strict Hit@1 on single- vs multiple-event questions of STAR-RAG and its no-rule
+    ablation (``evaluate.hits_by_category``; a failed call is left out, not scored wrong)."""
+    return {
+        name: evaluate.hits_by_category(
+            questions, [r.answers for r in reads[name]], [r.error is not None for r in reads[name]]
         )
-        for label, column in (("Single", "Single-event"), ("Multiple", "Multiple-event")):
-            n = by_category["n"][label]
-            if n == 0:
-                continue
-            ref = paper_ref("Table 3", "STAR-RAG", column) if name == "STAR-RAG" else None
-            hit = by_category[STRICT][label]
-            row = results.compare(f"table3/{name}/{label}/hits@1", hit, ref, n=n, reader=reader, rule=STRICT)
-            recall = recall_table.loc[
-                (recall_table.group == "qlabel") & (recall_table.category == label), name
-            ]
-            rows.append(
-                {
-                    "method": name,
-                    "questions": column,
-                    **row,
-                    f"answer recall@{k} (all)": float(recall.iloc[0]),
-                }
-            )
-    return comparison_frame(rows)
+        for name in ("STAR-RAG-no-rule", "STAR-RAG")
+    }
 
 
-def table4(results, hits: Mapping, retrievals: Mapping, usage: Mapping, reader: str, n: int, served: bool):
-    """Table 4: the ablations' accuracy (Hit@1) and time per question (retrieval + reading).  The
-    backbone rows need a served model; with one, it fills the STAR-RAG+⟨model⟩ row."""
+def table4_numbers(rates: Mapping, retrievals: Mapping, usage: Mapping) -> dict[str, dict]:
+    """Table 4's numbers for the ablations: Hit@1 (:func:`hit_rates`) and time per question (retrieval +
+    reading, :func:`seconds_per_question`)."""
+    return {
+        name: {"hits@1": rates[name][1], "seconds": seconds_per_question(retrievals[name], usage[name])}
+        for name in ("STAR-RAG-no-rule", "STAR-RAG-uniform", "STAR-RAG")
+    }
+
+
+def table4_backbones(numbers: Mapping[str, dict], reader: str, n: int, served: bool) -> list[dict]:
+    """Table 4's backbone rows: with a served model it fills the STAR-RAG+⟨model⟩ row from STAR-RAG's
+    numbers (:func:`table4_numbers`); without one each backbone is named, not run."""
     rows = []
-    for name in ("STAR-RAG-no-rule", "STAR-RAG-uniform", "STAR-RAG"):
-        score = hit_rate(hits[name][1])
-        accuracy = results.compare(
-            f"table4/{name}/hits@1",
-            score["value"],
-            paper_ref("Table 4", name, "Acc."),
-            n=n,
-            reader=reader,
-            rule=STRICT,
-            failed=score["failed"],
-        )
-        seconds = results.compare(
-            f"table4/{name}/seconds",
-            seconds_per_question(retrievals[name], usage[name]),
-            paper_ref("Table 4", name, "Tim."),
-            reader=reader,
-            note="retrieval (embedding excluded) + reading",
-        )
-        rows.append(
-            _table4_row(name, reader, n, accuracy["kit"], accuracy["paper"], seconds["kit"], seconds["paper"])
-            | {"failed": score["failed"]}
-        )
     for backbone in BACKBONES[:1] if served else BACKBONES:
         acc_ref, time_ref = (
             paper_ref("Table 4", backbone, "Acc.").value(),
             paper_ref("Table 4", backbone, "Tim.").value(),
         )
         if served:
-            kit_time = seconds_per_question(retrievals["STAR-RAG"], usage["STAR-RAG"])
-            score = hit_rate(hits["STAR-RAG"][1])
-            row = _table4_row(
-                f"STAR-RAG+{reader}", reader, n, score["value"], acc_ref, kit_time, time_ref
-            ) | {"failed": score["failed"]}
+            star = numbers["STAR-RAG"]
+            row = table4_row(
+                f"STAR-RAG+{reader}", reader, n, star["hits@1"]["value"], acc_ref, star["seconds"], time_ref
+            ) | {"failed": star["hits@1"]["failed"]}
         else:
-            row = _table4_row(backbone, "not run: no endpoint configured", 0, None, acc_ref, None, time_ref)
+            row = table4_row(backbone, "not run: no endpoint configured", 0, None, acc_ref, None, time_ref)
             row["failed"] = None
         rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
 
 
-def _table4_row(method, reader, n, accuracy, paper_accuracy, seconds, paper_seconds) -> dict:
+def table4_row(method, reader, n, accuracy, paper_accuracy, seconds, paper_seconds) -> dict:
+    """One row of Table 4: a method's Hit@1 and time per question beside the paper's."""
     return {
         "method": method,
         "reader": reader,
@@ -264,47 +219,60 @@ def _table4_row(method, reader, n, accuracy, paper_accuracy, seconds, paper_seco
 # Fig. 3 and Fig. 5
 
 
-def fig3(
-    results, methods: Mapping, questions: Sequence, retrievals: Mapping, usage: Mapping, reader: str, n: int
-):
-    """Fig. 3: tokens and time per question.  LLM-free: the prompt each method would send, counted with
-    cl100k_base on every selected question; measured: the reader's own counts on the read sample."""
-    names = ["STAR-RAG", "STAR-RAG-no-rule"]
-    rows, tokens, seconds = [], {}, {}
-    for name in names:
+def fig3_numbers(
+    methods: Mapping, questions: Sequence, retrievals: Mapping, usage: Mapping
+) -> dict[str, dict]:
+    """Fig. 3's numbers for STAR-RAG and its no-rule ablation.  LLM-free: the prompt each method would
+    send, counted with cl100k_base on every selected question; measured: the reader's own tokens per
+    question on the read sample, and seconds per question (retrieval + reading)."""
+    numbers = {}
+    for name in FIG3_METHODS:
         prompts = [methods[name].prompt(q, ids) for q, ids in zip(questions, retrievals[name].ids)]
-        cl100k = float(np.mean([prompt_tokens(p) for p in prompts]))
-        results.metric(f"fig3/{name}/prompt_tokens_cl100k_all_questions", cl100k, n=len(questions))
-        measured = usage[name]["mean_prompt_tokens"] + usage[name]["mean_completion_tokens"]
-        ref = paper_ref("Figure 3", "STAR-RAG", "Tokens/question") if name == "STAR-RAG" else None
-        note = f"token source: {usage[name]['token_source']}"
-        tokens[name] = results.compare(
-            f"fig3/{name}/tokens_per_question", measured, ref, n=n, reader=reader, note=note
-        )
-        timing = seconds_per_question(retrievals[name], usage[name])
-        seconds[name] = results.compare(
-            f"fig3/{name}/seconds_per_question", timing, paper_ref("Table 4", name, "Tim."), reader=reader
-        )
-        rows.append(
-            {
-                "method": name,
-                "prompt tokens, cl100k (all questions)": cl100k,
-                f"tokens/question, {reader} (read sample)": measured,
-                "retrieval s/question": float(np.mean(retrievals[name].latency_s)),
-                "reader s/question": usage[name]["mean_latency_s"],
-                "paper tokens/question": tokens[name]["paper"],
-                "paper s/question (Table 4)": seconds[name]["paper"],
-            }
-        )
-    paper_tokens = {m: tokens[m]["paper"] for m in names}
+        numbers[name] = {
+            "prompt_tokens_cl100k": float(np.mean([prompt_tokens(p) for p in prompts])),
+            "questions": len(questions),
+            "tokens": usage[name]["mean_prompt_tokens"] + usage[name]["mean_completion_tokens"],
+            "token_source": usage[name]["token_source"],
+            "seconds": seconds_per_question(retrievals[name], usage[name]),
+            "retrieval_seconds": float(np.mean(retrievals[name].latency_s)),
+            "reader_seconds": usage[name]["mean_latency_s"],
+        }
+    return numbers
+
+
+def fig3_tokens_ref(name: str) -> PaperRef | None:
+    """Where the paper prints a method's tokens per question (Fig. 3 has STAR-RAG's only)."""
+    return paper_ref("Figure 3", "STAR-RAG", "Tokens/question") if name == "STAR-RAG" else None
+
+
+def fig3(numbers: Mapping[str, dict], reader: str, n: int):
+    """Fig. 3: tokens and time per question (:func:`fig3_numbers`) beside the paper's, as a table and a
+    figure."""
+    names = list(FIG3_METHODS)
+    tokens = {m: float(numbers[m]["tokens"]) for m in names}
+    seconds = {m: float(numbers[m]["seconds"]) for m in names}
+    paper_tokens = {m: ref.value() if (ref := fig3_tokens_ref(m)) is not None else None for m in names}
+    paper_seconds = {m: paper_ref("Table 4", m, "Tim.").value() for m in names}
+    rows = [
+        {
+            "method": name,
+            "prompt tokens, cl100k (all questions)": numbers[name]["prompt_tokens_cl100k"],
+            f"tokens/question, {reader} (read sample)": numbers[name]["tokens"],
+            "retrieval s/question": numbers[name]["retrieval_seconds"],
+            "reader s/question": numbers[name]["reader_seconds"],
+            "paper tokens/question": paper_tokens[name],
+            "paper s/question (Table 4)": paper_seconds[name],
+        }
+        for name in names
+    ]
     paper_tokens["MedicalGraphRAG"] = paper_ref("Figure 3", "MedicalGraphRAG", "Tokens/question").value()
     figure = fig3_tokens_time(
         names,
-        [tokens[m]["kit"] for m in names],
-        [seconds[m]["kit"] for m in names],
+        [tokens[m] for m in names],
+        [seconds[m] for m in names],
         paper_tokens,
-        {m: seconds[m]["paper"] for m in names},
-        note=f"kit: reader {reader} ({usage['STAR-RAG']['token_source']}), {n} questions; "
+        paper_seconds,
+        note=f"kit: reader {reader} ({numbers['STAR-RAG']['token_source']}), {n} questions; "
         "paper: Llama-3.3-70B, §4.4 and Table 4.",
     )
     return pd.DataFrame(rows), figure

@@ -1,8 +1,8 @@
 """STAR-RAG's tables and figures: every artifact the notebook shows, one call each.
 
-Tables are pandas frames; the numbers that sit beside the paper's go through ``Results.compare`` (one
-call records the ``results.json`` metric and returns the table row, paper value from
-:mod:`temporag.reported`, ``None`` where the paper prints none).  Metrics come from
+Tables are pandas frames, paper values from :mod:`temporag.reported` (``None`` where the paper prints
+none); the numbers behind the reader tables come from :mod:`.experiments`, and :mod:`.record` writes
+what a run keeps (Tables 2 and 3 are the rows it compares with the paper's).  Metrics come from
 :mod:`temporag.answer.evaluate`; figures from :mod:`.figures` (re-exported here) in the house style.
 """
 
@@ -22,13 +22,9 @@ from temporag.methods.star_rag.code_tables import (  # noqa: F401 - paper, relea
     RELEASED_ROWS,
     SEMANTIC,
     SOURCE,
-    decomposition,
     decomposition_figure,
-    decomposition_methods,
-    decomposition_retrievals,
     decomposition_summary,
     paper_vs_code,
-    shown_recall,
 )
 from temporag.methods.star_rag.figures import (  # noqa: F401 - the notebook's figures come from here
     KIND_NAMES,
@@ -49,19 +45,10 @@ from temporag.methods.star_rag.labels import (
 from temporag.methods.star_rag.mdl import mdl_select
 from temporag.methods.star_rag.nodes_spans import RuleNodes, rule_nodes
 from temporag.methods.star_rag.paper_tables import (  # noqa: F401 - the notebook's tables come from here
+    comparison_frame,
     fig3,
-    hits_grid,
     paper_ref,
-    positions_in,
-    predictions,
-    read_sample,
-    reader_scores,
-    reader_usage,
     summary_table,
-    table2_multitq,
-    table2_other_datasets,
-    table3,
-    table4,
 )
 from temporag.notebook import plots
 

@@ -27,7 +27,8 @@ ablations of Table 2 are arguments of :meth:`TECQA.chain` (``prune="semantic"`` 
 Choices the paper leaves open: the offline parser (the paper only has the LLM one); the relation
 grounding restricted to relations the KG attests for the main entity (``relation_prior="kg"``); ties
 in the K-nearest selection (earlier fact, then lower id) and in serialisation (more similar first).
-Tables and figures: :mod:`temporag.methods.tecqa.report`.
+Tables and figures: :mod:`temporag.methods.tecqa.report`; the numbers behind them
+:mod:`temporag.methods.tecqa.experiments`; what a run keeps :mod:`temporag.methods.tecqa.record`.
 
 Beyond the paper, without an LLM (every switch off by default, so the paper-faithful variant is unchanged):
 the offline parser's :data:`IMPROVED_PARSER` switches (date words, role scheme, relation union, main entity

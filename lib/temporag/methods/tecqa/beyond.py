@@ -243,21 +243,3 @@ def main_alternatives_check(kg, questions: Sequence, parser, folds: int = 5, see
     }
     recall, size = _scores(kg, questions, parses)
     return _check_frames(questions, ENTITY_GRID, ("alternatives", "margin"), recall, size, folds, seed)
-
-
-def record_beyond(results, table, names: Mapping[str, str]) -> None:
-    """The comparison's numbers into ``results.json`` as ``beyond/<short name>/<column>`` metrics."""
-    columns = (
-        "main_entity_acc",
-        "relation_acc",
-        "subgraph_recall",
-        "subgraph_size_mean",
-        "chain_recall",
-        "chain_facts",
-    )
-    for row in table.to_dict("records"):
-        short = names.get(row["variant"])
-        if short is None:
-            continue
-        for col in columns:
-            results.metric(f"beyond/{short}/{col}", float(row[col]), n=int(row["n"]))

@@ -1,4 +1,4 @@
-"""TECQA's claims as data, and the per-question outcomes its notebook records for them.
+"""TECQA's claims as data, and the per-question outcomes they read (``record.outcomes`` stores them).
 
 Judged by the kit's one rule (``temporag.claims.rule``).  Protocol "paper": Hits@1 of the kit's reader
 on its reader sample (the paper reads with Qwen3-8B in thinking mode); protocol "fair": whether what the
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from temporag.answer import evaluate
-from temporag.claims import BEST, Claim
+from temporag.claims import BEST, Claim, Measured, Outcomes
 from temporag.claims.model import printed
 from temporag.methods.tecqa.analysis import KS, NS
 
@@ -77,8 +77,7 @@ def _reader_hits(questions: Sequence, reads: Sequence) -> np.ndarray:
     return hits
 
 
-def record(
-    results,
+def outcomes(
     kg,
     questions: Sequence,
     semantic_ids: Sequence,
@@ -88,29 +87,36 @@ def record(
     shown_recall: Mapping[str, np.ndarray],
     fig4_shown: Mapping[tuple[int, int], np.ndarray],
     beyond: Mapping[str, Sequence],
-) -> None:
-    """Record the outcomes :data:`CLAIMS` reads: answer recall@20 of the chain and of semantic retrieval,
-    Hits@1 per Table 2 variant (reader sample), recall of what each variant shows, Fig. 4's shown recall
-    along K at N = 2 and along N at K = 40, and the kit's improved vs paper-faithful whole chains
-    (``beyond``: "improved" / "faithful" → chain facts per question)."""
+) -> Measured:
+    """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them): answer recall@20 of the chain
+    and of semantic retrieval, Hits@1 per Table 2 variant (reader sample), recall of what each variant
+    shows, Fig. 4's shown recall along K at N = 2 and along N at K = 40, and the kit's improved vs
+    paper-faithful whole chains (``beyond``: "improved" / "faithful" → chain facts per question)."""
     quids = [q.quid for q in questions]
     recall = {"TECQA": chain_ids, "semantic": semantic_ids}
-    results.outcomes("recall@20", {n: evaluate.answer_recall(kg, ids, questions, k=20) for n, ids in
-                                   recall.items()}, quids=quids)
+    measured: Measured = {
+        "recall@20": Outcomes(
+            {n: evaluate.answer_recall(kg, ids, questions, k=20) for n, ids in recall.items()}, quids
+        )
+    }
     if reader_questions:
-        results.outcomes("hits@1", {n: _reader_hits(reader_questions, r) for n, r in answers.items()},
-                         quids=[q.quid for q in reader_questions])
+        measured["hits@1"] = Outcomes(
+            {n: _reader_hits(reader_questions, r) for n, r in answers.items()},
+            [q.quid for q in reader_questions],
+        )
     else:
-        results.skip_outcomes("hits@1", "no reader questions in this run")
-    results.outcomes("shown_recall", dict(shown_recall), quids=quids)
+        measured["hits@1"] = "no reader questions in this run"
+    measured["shown_recall"] = Outcomes(dict(shown_recall), quids)
     if all((k, PAPER_N) in fig4_shown for k in KS) and all((PAPER_K, n) in fig4_shown for n in NS):
         along = {f"K={k}": fig4_shown[(k, PAPER_N)] for k in KS}
         along |= {f"N={n}": fig4_shown[(PAPER_K, n)] for n in NS}
-        results.outcomes("fig4_shown_recall", along, quids=quids)
+        measured["fig4_shown_recall"] = Outcomes(along, quids)
     else:
-        results.skip_outcomes("fig4_shown_recall", f"the K × N grid lacks K = {PAPER_K} or N = {PAPER_N}")
-    results.outcomes("beyond_recall", {n: evaluate.answer_recall(kg, ids, questions) for n, ids in
-                                       beyond.items()}, quids=quids)
+        measured["fig4_shown_recall"] = f"the K × N grid lacks K = {PAPER_K} or N = {PAPER_N}"
+    measured["beyond_recall"] = Outcomes(
+        {n: evaluate.answer_recall(kg, ids, questions) for n, ids in beyond.items()}, quids
+    )
+    return measured
 
 
 def from_records(data: dict) -> tuple[dict, dict]:

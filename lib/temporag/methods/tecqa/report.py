@@ -1,13 +1,12 @@
 """TECQA's tables and figures (§5.3–5.7, appendices D–E): what the notebook shows, one call per artifact.
 
 The reader tables, failure analysis, worked examples, speed and headline are in :mod:`.tables`;
-what each notebook step records (a table under its key with its caption) is in :mod:`.experiments`;
-TECQA's own metrics (parser accuracy, the reference anchor of evidence-chain integrity, the K × N
-sensitivity grid, the failure modes, the case rendering) are in :mod:`.analysis` and re-exported here;
-generic ones (answer / anchor / chain recall, Hits@1 by category, latency) come from
-:mod:`temporag.answer.evaluate`.  The paper's numbers are :class:`~temporag.reported.PaperRef` looked up where
-the table or figure is made (None where the paper prints none); ``record_*`` functions write the
-``results.json`` metrics of one table or figure.
+the numbers behind the other tables in :mod:`.experiments`; TECQA's own metrics (parser accuracy, the
+reference anchor of evidence-chain integrity, the K × N sensitivity grid, the failure modes, the case
+rendering) are in :mod:`.analysis` and re-exported here; generic ones (answer / anchor / chain recall,
+Hits@1 by category, latency) come from :mod:`temporag.answer.evaluate`.  The paper's numbers are
+:class:`~temporag.reported.PaperRef` looked up where the table or figure is made (None where the paper
+prints none).  Nothing here writes into the run's results: :mod:`.record` does, from these frames.
 """
 
 from __future__ import annotations
@@ -37,27 +36,13 @@ from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: one modu
     comparison_table,
     failure_class_table,
     main_alternatives_check,
-    record_beyond,
     relation_union_check,
 )
-from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.methods.tecqa.experiments import (  # noqa: F401 (re-exported: one module for the notebook)
     PARSER_LABELS,
     closest_to_paper_length,
     parser_accuracy_table,
     reader_scores,
-    record_alternatives_check,
-    record_beyond_comparison,
-    record_chain_answer_recall,
-    record_error_census,
-    record_failure_modes,
-    record_fig2_recall_at_20,
-    record_fig4_sensitivity,
-    record_latency,
-    record_parser_accuracy,
-    record_relation_union_check,
-    record_table1_multitq,
-    record_table2_ablations,
     shown_answer_recall,
 )
 from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one module for the notebook)
@@ -70,6 +55,7 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     TABLE1_COLUMNS,
     TECQA_AT_20,
     VARIANTS,
+    case_prediction,
     case_questions,
     chain_predictions,
     failure_examples,
@@ -79,8 +65,6 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     paper,
     reader_contexts,
     reader_predictions,
-    record_case,
-    record_table1,
     table1_frame,
     table2_frame,
 )
@@ -113,32 +97,6 @@ def subgraph_size_figure(sizes: np.ndarray, parser: str):
         note=f"{len(sizes)} questions, {parser} parser; median {np.median(sizes):.0f}, "
         f"mean {np.mean(sizes):.0f} facts",
     )
-
-
-def record_subgraph(results, chains: Sequence[EvidenceChain], recall: np.ndarray, seed: int = 0) -> dict:
-    """Subgraph answer recall beside the paper's 99.33%, the empty rate and the size summary."""
-    sizes = np.array([len(c.subgraph) for c in chains])
-    row = results.compare(
-        "subgraph/answer_recall", recall.mean(), SUBGRAPH_RECALL, n=len(recall), ci95=_ci(recall, seed)
-    )
-    results.metric("subgraph/empty_rate", float((sizes == 0).mean()), n=len(sizes))
-    results.metric("subgraph/size_median", float(np.median(sizes)))
-    results.metric("subgraph/size_mean", float(sizes.mean()))
-    return row
-
-
-def record_chain(results, chains: Sequence[EvidenceChain], recall: np.ndarray, k: int, n: int, seed: int = 0):
-    """Chain answer recall and length beside the paper's 94.12% at ~20 facts; returns both table rows."""
-    lengths = np.array([len(c) for c in chains])
-    recall_row = results.compare(
-        "chain/answer_recall", recall.mean(), CHAIN_RECALL, n=len(recall), K=k, N=n, ci95=_ci(recall, seed)
-    )
-    length_row = results.compare("chain/avg_facts", lengths.mean(), CHAIN_LENGTH, n=len(lengths), K=k, N=n)
-    return recall_row, length_row
-
-
-def _ci(values: np.ndarray, seed: int) -> list[float]:
-    return list(evaluate.bootstrap_ci(values, seed=seed))
 
 
 # -- Figure 2: answer recall@20 by category -------------------------------------------------------------
@@ -203,16 +161,6 @@ def integrity_table(
                 }
             )
     return pd.DataFrame(rows)
-
-
-def record_integrity(results, table) -> None:
-    """The ``fig5_integrity`` table and ``fig5/<method>/<group>/<metric>`` with the n each was computed on."""
-    caption = "Evidence-chain integrity (appendix D metrics; the paper prints no values for Fig. 5)."
-    results.table("fig5_integrity", table, caption)
-    for row in table.to_dict(orient="records"):
-        for metric in ("answer_recall", "anchor_recall", "chain_recall"):
-            n = row["n"] if metric == "answer_recall" else row["n_with_anchor"]
-            results.metric(f"fig5/{row['method']}/{row['group']}/{metric}", float(row[metric]), n=n)
 
 
 def integrity_figure(table, k: int):

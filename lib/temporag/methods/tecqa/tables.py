@@ -1,7 +1,8 @@
 """TECQA's reader tables (Tables 1–2), the failure analysis (§5.7, appendix E), the worked examples
 (Tables 5–6), speed and the headline — and where the paper prints the numbers they sit beside.
 
-Re-exported by :mod:`temporag.methods.tecqa.report`, the one module the notebook imports.
+Frames only: :mod:`.record` writes their numbers into the run's results.  Re-exported by
+:mod:`temporag.methods.tecqa.report`.
 """
 
 from __future__ import annotations
@@ -80,27 +81,9 @@ def table1_frame(scores: Mapping, reader: str):
     return frame
 
 
-def record_table1(results, scores: Mapping, reader: str) -> None:
-    """``table1/<rule>/<column>``: strict beside the paper's Table 1, lenient with no paper value."""
-    for rule in ("strict", "lenient"):
-        for column in TABLE1_COLUMNS:
-            ref = paper("Table 1", "TECQA", column) if rule == "strict" else None
-            results.compare(
-                f"table1/{rule}/{column}",
-                scores[rule][column],
-                ref,
-                n=scores["n"][column],
-                reader=reader,
-                rule=rule,
-                failed=scores["failed"][column],  # failed calls: left out of the mean, counted
-            )
-
-
-def table2_frame(
-    results, scores: Mapping, shown_recall: Mapping[str, np.ndarray], reader: str, readers_n: int
-):
+def table2_frame(scores: Mapping, shown_recall: Mapping[str, np.ndarray]):
     """Table 2's ablations: Hits@1 (strict beside the paper, lenient) and the LLM-free answer recall of the
-    facts each variant shows the reader; records ``table2/<variant>/...``."""
+    facts each variant shows the reader (:func:`.record.table2_ablations` records them)."""
     rows = []
     for name in VARIANTS:
         row = {"variant": name}
@@ -111,17 +94,6 @@ def table2_frame(
         row["failed"] = scores[name]["failed"]["Overall"]  # reader calls left out of the kit's numbers
         row["shown-context answer recall (all questions)"] = float(shown_recall[name].mean())
         rows.append(row)
-        results.compare(
-            f"table2/{name}/hits@1_strict",
-            scores[name]["strict"]["Overall"],
-            paper("Table 2", name, "Overall"),
-            n=readers_n,
-            reader=reader,
-            rule="strict",
-            failed=scores[name]["failed"]["Overall"],
-        )
-        shown = row["shown-context answer recall (all questions)"]
-        results.metric(f"table2/{name}/shown_answer_recall", shown, n=len(shown_recall[name]))
     return pd.DataFrame(rows)
 
 
@@ -138,10 +110,9 @@ FAILURE_COLUMNS = (
 )
 
 
-def failure_table(modes: Mapping[str, dict], results=None):
-    """The failure modes of each parse (label → :func:`failure_modes`) beside the paper's §5.7 counts;
-    with ``results`` the first parse's rates are recorded as ``failures/...`` and the names-only parse's
-    (the second) as ``..._names_only``."""
+def failure_table(modes: Mapping[str, dict]):
+    """The failure modes of each parse (label → :func:`failure_modes`) beside the paper's §5.7 counts
+    (:func:`.record.failure_modes` records the first parse's and the names-only parse's rates)."""
 
     def p(row: str, column: str = "Queries"):
         return paper("§5.7 text", row, column).value()
@@ -159,18 +130,6 @@ def failure_table(modes: Mapping[str, dict], results=None):
     frame = pd.DataFrame(rows)
     counts = [c for c in FAILURE_COLUMNS if not c.endswith("_rate")]
     frame[counts] = frame[counts].astype("Int64")
-    if results is not None:
-        used, names_only = list(modes.values())[:2]
-        results.compare("failures/empty_subgraph_rate", used["empty_subgraph_rate"], EMPTY_SHARE)
-        results.compare(
-            "failures/empty_subgraph_rate_names_only", names_only["empty_subgraph_rate"], EMPTY_SHARE
-        )
-        results.metric(
-            "failures/empty_from_wrong_main_entity_names_only", names_only["empty_from_wrong_main_entity"]
-        )
-        results.metric(
-            "failures/first_last_truncated", used["first_last_truncated"], of=used["first_last_questions"]
-        )
     return frame
 
 
@@ -205,19 +164,9 @@ def case_questions(questions: Sequence, fallback: Sequence) -> list[tuple[str, o
     return found or [("Table 5", fallback[0])]
 
 
-def record_case(results, table: str, question, chain: EvidenceChain) -> dict:
-    """A worked example's subgraph size beside the paper's count and its anchors; the prediction row."""
-    row = CASES[table][0]
-    size = len(chain.subgraph)
-    results.compare(
-        f"worked_example/{table}/subgraph_size",
-        size,
-        paper(table, row, "Retrieved facts"),
-        question=question.question,
-    )
-    results.metric(
-        f"worked_example/{table}/anchors", [a.iso for a in chain.anchors], question=question.question
-    )
+def case_prediction(question, chain: EvidenceChain) -> dict:
+    """A worked example's prediction row: the question and its chain's record (:func:`.record.case`
+    records its subgraph size beside the paper's and its anchors)."""
     return {"quid": question.quid, "question": question.question, **chain.record()}
 
 

@@ -1,4 +1,4 @@
-"""TimeR4's claims as data, and the per-question outcomes its notebook records for them.
+"""TimeR4's claims as data, and the per-question outcomes they read (``record.outcomes`` stores them).
 
 Judged by the kit's one rule (``temporag.claims.rule``).  The fine-tuning claim is judged on the
 retriever as the paper describes it (Eq. 8 read pair by pair, "pairwise loss (old)") against the
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from temporag.answer import evaluate
-from temporag.claims import Claim
+from temporag.claims import Claim, Measured, Outcomes
 from temporag.claims.model import printed
 from temporag.methods.timer4.report import whole_output_hits
 
@@ -61,8 +61,7 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def record(
-    results,
+def outcomes(
     kg,
     questions: Sequence,
     ranked_loss: Mapping[str, Sequence],
@@ -70,18 +69,22 @@ def record(
     reads: Mapping[str, Sequence],
     ablation_questions: Sequence,
     reader_questions: Sequence,
-) -> None:
-    """Record the outcomes :data:`CLAIMS` reads: answer recall@15 per loss on the candidate subset (no
-    rerank), answer recall@15 per Table 5 variant, and whole-output Hits@1 per variant on the ablation
-    reader sample (TimeR4's own reads, which cover every reader question, restricted to it)."""
+) -> Measured:
+    """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them): answer recall@15 per loss on
+    the candidate subset (no rerank), answer recall@15 per Table 5 variant, and whole-output Hits@1 per
+    variant on the ablation reader sample (TimeR4's own reads, which cover every reader question,
+    restricted to it)."""
     quids = [q.quid for q in questions]
     loss = {name: ranked_loss[name] for name in ("base model", "pairwise loss (old)", "softmax loss")}
-    results.outcomes("loss_recall@15", {n: evaluate.answer_recall_at_k(kg, ids, questions, [15])[15]
-                                        for n, ids in loss.items()}, quids=quids)
-    results.outcomes("recall@15", dict(recall15), quids=quids)
+    measured: Measured = {
+        "loss_recall@15": Outcomes(
+            {n: evaluate.answer_recall_at_k(kg, ids, questions, [15])[15] for n, ids in loss.items()}, quids
+        ),
+        "recall@15": Outcomes(dict(recall15), quids),
+    }
     if not ablation_questions:
-        results.skip_outcomes("hits@1_whole", "no ablation reader questions in this run")
-        return
+        measured["hits@1_whole"] = "no ablation reader questions in this run"
+        return measured
     hits = {}
     for name, res in reads.items():
         asked = reader_questions if name == "TimeR4" else ablation_questions
@@ -89,7 +92,10 @@ def record(
         values[np.array([r.error is not None for r in res], dtype=bool)] = np.nan
         hits[name] = {q.quid: v for q, v in zip(asked, values)}
     kept = {q.quid for q in ablation_questions}
-    results.outcomes("hits@1_whole", {n: {q: v for q, v in h.items() if q in kept} for n, h in hits.items()})
+    measured["hits@1_whole"] = Outcomes(
+        {n: {q: v for q, v in h.items() if q in kept} for n, h in hits.items()}
+    )
+    return measured
 
 
 def from_records(data: dict) -> tuple[dict, dict]:

@@ -1,6 +1,6 @@
-"""The steps of TimeR4's notebook that record numbers: each takes what a cell computed, records it in the
-run's results under the names the committed runs use, and returns what the cell shows.  Kept out of the
-notebook so each cell reads like the paper's method section."""
+"""The numbers behind TimeR4's tables and figures, computed from what a cell already has (rankings,
+rewrites, training runs, timings), so each cell reads like the paper's method section.  Nothing here
+writes into the run's results: :mod:`.record` stores what these return."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from temporag.methods.timer4 import candidate_triples, report
+from temporag.methods.timer4 import candidate_triples
 from temporag.methods.timer4.runs import READER_TOP_K
 from temporag.methods.timer4.store import KnowledgeStore
-from temporag.notebook import plots
-from temporag.reported import PaperRef
 
 #: the numbers of facts n that Fig. 3 plots
 FIG3_NS = (5, 10, 15, 20, 30)
@@ -28,21 +26,15 @@ DISCRIMINATION_WITH_CODE_CAPTION = "Held-out template questions: positive beats 
 # retrieval
 
 
-def record_agreement(results, name: str, store: KnowledgeStore, q_vecs: np.ndarray, k: int = 15) -> float:
-    """The share of the exact top-k a store's indexed search returns (1.0 for an exact store)."""
-    return results.metric(name, store.agreement(q_vecs, k), n=len(q_vecs))
-
-
 def facts_frame(method, ids: Sequence[int], sims: Sequence[float]) -> pd.DataFrame:
     """A question's retrieved facts with their cosines."""
     return pd.DataFrame({"fact": method.evidence_lines(ids), "cosine": np.round(sims, 4)})
 
 
-def record_rewrite_share(results, rewrites: Sequence) -> np.ndarray:
-    """Which questions the offline rule rewrote; the share is recorded."""
+def rewritten(rewrites: Sequence) -> tuple[np.ndarray, float]:
+    """Which questions the offline rule rewrote, and their share (recorded as ``rewrite/changed_share``)."""
     changed = np.array([r.changed for r in rewrites])
-    results.metric("rewrite/changed_share", float(changed.mean()), n=len(rewrites), method="offline")
-    return changed
+    return changed, float(changed.mean())
 
 
 def rewrite_comparison(
@@ -96,11 +88,6 @@ def before_after_caption(tks_index: str) -> str:
     )
 
 
-def record_recall15(results, overall, names: Sequence[str], n: int, tks_index: str) -> None:
-    for name in names:
-        results.metric(f"recall15/{name}", float(overall[name]), n=n, index=tks_index, search="exact")
-
-
 def fine_tuning_summary(overall, n_questions: int, trained) -> str:
     """One Markdown sentence: recall@15 before and after fine-tuning."""
     return (
@@ -116,26 +103,8 @@ def fine_tuning_summary(overall, n_questions: int, trained) -> str:
 # training and the loss ablation
 
 
-def record_training(results, trained, pairwise, threads: int) -> str:
-    """Training's size, time and loss recorded; a one-line summary returned."""
-    results.metric("training/pairs", trained.pairs, examples=trained.examples)
-    results.metric(
-        "training/seconds",
-        round(trained.seconds, 1),
-        cached=trained.cached,
-        threads=threads,
-        device=trained.device,
-        loss=trained.config.loss,
-    )
-    results.metric(
-        "training/pairwise_seconds",
-        round(pairwise.seconds, 1),
-        cached=pairwise.cached,
-        device=pairwise.device,
-    )
-    results.metric(
-        "training/loss_first_last", [trained.losses[0], trained.losses[-1]], steps=len(trained.losses)
-    )
+def training_summary(trained, pairwise) -> str:
+    """One line: training's size, time and loss, and the pairwise ablation's time."""
     return (
         f"{trained.pairs:,} (question, fact) pairs from {trained.examples:,} questions, trained in "
         f"{trained.seconds:.0f} s ({'cached' if trained.cached else 'this run'}); softmax loss "
@@ -155,30 +124,8 @@ def rank_loss_variants(
     return ranked
 
 
-def record_loss_ablation(
-    results, frame: pd.DataFrame, ranked_names: Sequence[str], n: int, triples: int
-) -> None:
-    results.table(
-        "recall15_loss_ablation",
-        frame,
-        f"Answer recall@15 by loss on the {triples:,}-triple candidate subset (exact search, rewritten "
-        "questions); same training data and optimiser.",
-    )
-    overall = frame[frame.category == "all"]
-    for name in ranked_names:
-        results.metric(f"loss_ablation/{name}", float(overall[name].iloc[0]), n=n, triples=triples)
-
-
-def record_discrimination(results, frame: pd.DataFrame, n: int) -> None:
-    results.table("held_out_discrimination", frame, DISCRIMINATION_CAPTION)
-    for row in frame.to_dict(orient="records"):
-        results.metric(
-            f"held_out/{row['retriever']}/beats_time_incorrect", row["positive beats time-incorrect"], n=n
-        )
-
-
 # ----------------------------------------------------------------------------------------------------
-# reader tables, Fig. 3, released outputs, speed
+# reader tables, Fig. 3, speed
 
 
 def table3_caption(n_reader: int, reader: str, scores: dict, top_k: int = READER_TOP_K) -> str:
@@ -205,56 +152,9 @@ def reader_predictions(reads: dict, reader_questions: Sequence, ablation_questio
     ]
 
 
-def record_fig3(
-    results, ns: Sequence[int], recall_n: dict, hits_n: dict, n_recall: int, n_hits: int, reader: str
-):
-    """Fig. 3's metrics recorded; its figure returned (LLM-free recall@n beside reader Hits@1)."""
-    for n in ns:
-        results.metric(f"fig3/recall@{n}", recall_n[n], n=n_recall)
-        results.metric(f"fig3/hits@1_whole/{n}_facts", hits_n[n], n=n_hits, reader=reader)
-    peak = PaperRef("timer4", "Figure 3", "TimeR4", "Best number of retrieved facts").value()
-    return plots.curves(
-        ns,
-        {
-            "answer recall@n (LLM-free)": [recall_n[n] for n in ns],
-            f"Hits@1, whole rule ({reader})": [hits_n[n] for n in ns],
-        },
-        title="Fig. 3 · Hits@1 and answer recall over the number of facts",
-        xlabel="facts shown (n)",
-        ylabel="share of questions",
-        note=f"recall: {n_recall} questions; Hits@1: {n_hits} questions; the paper's curve peaks at "
-        f"n = {peak:.0f}.",
-    )
-
-
-def record_code_effects(results, effects: dict, n: int) -> None:
-    for switch, text in effects.items():
-        results.metric(f"code_variants/{switch}", text, n=n)
-
-
-def record_rescored(results, rescored: dict) -> pd.DataFrame | None:
-    """Released TimeR4 outputs rescored by the kit, each beside the paper's number it claims."""
-    for key, got in rescored.items():
-        source, row, dataset = key.split("|")
-        results.compare(
-            f"released/{row}/whole",
-            got["whole"],
-            PaperRef("timer4", source, row, "Overall", dataset),
-            n=got["n"],
-            rule=report.WHOLE,
-            note=f"strict {got['strict']:.3f}, lenient first answer {got['lenient']:.3f}",
-        )
-    return pd.DataFrame([{"file": k, **v} for k, v in rescored.items()]) if rescored else None
-
-
-def record_latency(results, frame: pd.DataFrame, tks_latency, fks_latency, tks_index: str) -> None:
-    results.table(
-        "latency",
-        frame,
-        "Retrieval milliseconds per question on this machine (embedding, parsing, LLM excluded).",
-    )
-    results.metric("latency/tks_p50_ms", float(np.median(tks_latency) * 1e3), target_ms=20, index=tks_index)
-    results.metric("latency/fks_p50_ms", float(np.median(fks_latency) * 1e3))
+def median_ms(**seconds: Sequence[float]) -> dict[str, float]:
+    """The median of each named list of per-question seconds, in milliseconds."""
+    return {name: float(np.median(values) * 1e3) for name, values in seconds.items()}
 
 
 def final_predictions(questions: Sequence, traces: Sequence[dict], ranked: Sequence) -> list[dict]:

@@ -204,58 +204,67 @@ def table3_rows(scores: dict, reader: str, paper_row: dict) -> list[dict]:
     return rows
 
 
-def record_table3(results, scores: dict, reader: str):
-    """Table 3 rows recorded in ``results`` (every cell under every rule; the paper's number beside the
-    whole-output rule, which is the rule it was computed with) and returned as a frame."""
+def table3(scores: dict, reader: str):
+    """Table 3 as a frame: the kit under every rule beside the paper's row (computed with the whole-output
+    rule); :func:`.record.table3` records the same cells."""
     import pandas as pd
 
-    refs = {c: PaperRef("timer4", "Table 3", "TimeR4", c) for c in COLUMNS}
-    for rule in ("strict", "lenient", "whole"):
-        for c in COLUMNS:
-            results.compare(
-                f"table3/{rule}/{c}",
-                scores[rule][c],
-                refs[c] if rule == "whole" else None,
-                n=scores["answered"][c],
-                reader=reader,
-                rule=RULE_NAMES[rule],
-                failed=scores["failed"][c],  # failed calls: left out of n and the mean, counted
-            )
-    results.metric(
-        "table3/answers_listed_mean", scores["listed"], reader=reader, n=scores["answered"]["Overall"]
-    )
-    return pd.DataFrame(table3_rows(scores, reader, {c: refs[c].value() for c in COLUMNS}))
+    return pd.DataFrame(table3_rows(scores, reader, {c: table3_ref(c).value() for c in COLUMNS}))
 
 
-def record_table5(results, scores: dict, recall15: dict, reader: str):
-    """Table 5: reader Hits@1 (three rules) and answer recall@15 per variant, recorded and returned."""
+def table3_ref(column: str) -> PaperRef:
+    """Where Table 3 prints TimeR4's Hits@1 of a column."""
+    return PaperRef("timer4", "Table 3", "TimeR4", column)
+
+
+def table5_ref(variant: str) -> PaperRef:
+    """Where Table 5 prints a variant's Hit@1."""
+    return PaperRef("timer4", "Table 5", variant, "Hit@1")
+
+
+def table5(scores: dict, recall15: dict):
+    """Table 5: reader Hits@1 (three rules) beside the paper's and answer recall@15 per variant
+    (:func:`.record.table5` records them)."""
     import pandas as pd
 
     rows = []
     for name, sc in scores.items():
-        ref = PaperRef("timer4", "Table 5", name, "Hit@1")
-        results.compare(
-            f"table5/{name}/hits@1_whole",
-            sc["whole"]["Overall"],
-            ref,
-            n=sc["answered"]["Overall"],
-            reader=reader,
-            rule=WHOLE,
-            failed=sc["failed"]["Overall"],
-        )
-        results.metric(f"table5/{name}/hits@1_strict", sc["strict"]["Overall"], reader=reader)
-        results.metric(f"table5/{name}/recall@15", float(recall15[name].mean()), n=len(recall15[name]))
         rows.append(
             {
                 "variant": name,
                 **{f"Hits@1 {r}": sc[r]["Overall"] for r in ("strict", "lenient", "whole")},
-                "paper Hit@1": ref.value(),
+                "paper Hit@1": table5_ref(name).value(),
                 "answer recall@15 (all questions)": float(recall15[name].mean()),
                 "answered": sc["answered"]["Overall"],
                 "failed": sc["failed"]["Overall"],
             }
         )
     return pd.DataFrame(rows)
+
+
+def fig3(ns: Sequence[int], recall_n: dict, hits_n: dict, n_recall: int, n_hits: int, reader: str):
+    """Fig. 3: LLM-free answer recall@n beside the reader's Hits@1 over the number of facts shown."""
+    peak = PaperRef("timer4", "Figure 3", "TimeR4", "Best number of retrieved facts").value()
+    return plots.curves(
+        ns,
+        {
+            "answer recall@n (LLM-free)": [recall_n[n] for n in ns],
+            f"Hits@1, whole rule ({reader})": [hits_n[n] for n in ns],
+        },
+        title="Fig. 3 · Hits@1 and answer recall over the number of facts",
+        xlabel="facts shown (n)",
+        ylabel="share of questions",
+        note=f"recall: {n_recall} questions; Hits@1: {n_hits} questions; the paper's curve peaks at "
+        f"n = {peak:.0f}.",
+    )
+
+
+def rescored_table(rescored: dict):
+    """Released TimeR4 outputs rescored by the kit (:func:`.released.rescore`), one row per file; None
+    when none was given."""
+    import pandas as pd
+
+    return pd.DataFrame([{"file": k, **v} for k, v in rescored.items()]) if rescored else None
 
 
 def headline(
