@@ -32,9 +32,10 @@ def recall(results, table: pd.DataFrame) -> dict:
     return rows.get(20, {})
 
 
-def reader_hits(results, scores: dict, reader: str) -> None:
+def reader_hits(results, scores: dict, table: pd.DataFrame, reader: str, top_k: int) -> None:
     """``semantic_reader/hits@1_<rule>`` under both rules, no paper counterpart, with n, answered and
-    failed (``scores`` from ``evaluate.hits_by_category``: a failed call is left out of the mean)."""
+    failed (``scores`` from ``evaluate.hits_by_category``: a failed call is left out of the mean), then
+    ``table`` (:func:`.report.reader_table`) as ``semantic_reader_hits1``."""
     n, answered = scores["n"]["Overall"], scores["answered"]["Overall"]
     failed = scores["failed"]["Overall"]
     for rule in evaluate.RULES:
@@ -47,3 +48,8 @@ def reader_hits(results, scores: dict, reader: str) -> None:
             failed=failed,
             answered=answered,
         )
+    results.table(
+        "semantic_reader_hits1",
+        table,
+        f"Naive RAG (top-{top_k} facts) + reader {reader} on a seeded sample of {n} questions.",
+    )
