@@ -527,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     except SettingError as exc:
         print(f"temporag: {exc}", file=sys.stderr)
         return 2
-    from temporag.data.errors import DataFormatError, MissingDataError
+    from temporag.data.errors import DataFormatError, MissingDataError  # lazy: a light import
 
     try:
         return int(args.func(args) or 0)
