@@ -73,17 +73,17 @@ def _noise(executed: Path) -> list[str]:
 
 
 def test_committed_runs_made_under_the_quiet_runner_read_clean():
-    """A committed paper run recorded with the claims layer (it keeps per-question outcomes) was made by
-    the runner that silences library logs and drops bars: its executed copy shows neither.  Runs recorded
-    before that layer are listed by `temporag claims` as rebuilt and are re-run by the claims issue."""
+    """A committed run that records the kit modules it imported (``kit_modules``) was made by the runner
+    that silences library logs and drops progress bars (both came with the layered kit): its executed copy
+    shows neither.  Older committed runs are listed by `temporag claims` as rebuilt, to be re-run."""
     checked = 0
     for results in sorted(FIGURES.glob("*/results.json")):
-        if "outcomes" not in json.loads(results.read_text()):
+        if "kit_modules" not in json.loads(results.read_text()):
             continue
         for executed in results.parent.glob("*.ipynb"):
             assert _noise(executed) == [], f"{executed}: library chatter in a committed run"
             checked += 1
-    assert checked >= 1, "no committed run was recorded with the claims layer"
+    assert checked >= 1, "no committed run was made by the quiet runner"
 
 
 def test_the_noise_check_finds_an_info_line_and_a_bar(tmp_path):
