@@ -133,3 +133,17 @@ def test_compare_records_the_row_and_extra_context(tmp_path, tmp_cache):
     saved = json.loads((tmp_path / "demo" / "results.json").read_text())["metrics"]["subgraph/answer_recall"]
     assert saved["value"] == 0.9675 and saved["paper"] == 0.9933 and saved["ci95"] == [0.957, 0.978]
     assert "ci95" not in row
+
+
+def test_portable_paths_rewrite_whole_paths_only(monkeypatch):
+    """The checkout's parent is rewritten where it is a path, never inside a name that starts the same
+    (a checkout under /work must leave ``methods/workspace.py`` alone)."""
+    from pathlib import Path
+
+    from temporag.notebook import results as results_module
+
+    monkeypatch.setattr(results_module, "REPO_ROOT", Path("/work/repo"))
+    text = '["methods/workspace.py", "/work/repo/figures/sar", "/work/shared/data", "/workspace/x", "/work"]'
+    assert results_module.portable(text) == (
+        '["methods/workspace.py", "./figures/sar", "../shared/data", "/workspace/x", ".."]'
+    )

@@ -22,6 +22,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -58,7 +59,8 @@ def portable(text: str) -> str:
     home = str(Path.home())
     for prefix, short in ((str(REPO_ROOT), "."), (str(REPO_ROOT.parent), ".."), (home, "~")):
         if prefix and prefix != "/" and prefix in text:
-            text = text.replace(prefix, short)
+            # a whole path only: "/work" is the parent of /work/repo, never part of "methods/workspace.py"
+            text = re.sub(rf"(?<![\w.~/-]){re.escape(prefix)}(?![\w.~-])", lambda _, s=short: s, text)
     return text
 
 
