@@ -147,3 +147,20 @@ def test_portable_paths_rewrite_whole_paths_only(monkeypatch):
     assert results_module.portable(text) == (
         '["methods/workspace.py", "./figures/sar", "../shared/data", "/workspace/x", ".."]'
     )
+
+
+def test_one_content_hash_serves_cache_keys_and_artifact_digests():
+    """A cache key is the artifact digest shortened; both hash an array by dtype, shape and bytes."""
+    import hashlib
+
+    import numpy as np
+
+    from temporag.cache import content_hash
+    from temporag.methods import artifacts
+
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    expected = hashlib.sha256(
+        b"float32(2, 3)" + array.tobytes() + b"\x00" + b'{"b": [1, 2], "tau": 0.8}' + b"\x00"
+    ).hexdigest()
+    assert artifacts.digest(array, {"tau": 0.8, "b": [1, 2]}) == expected
+    assert content_hash(array, {"tau": 0.8, "b": [1, 2]}) == expected[:16]

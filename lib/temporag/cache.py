@@ -68,7 +68,13 @@ def _cache_relative(path: Path) -> str:
 
 
 def content_hash(*parts: Any) -> str:
-    """Stable sha256 of JSON-serialisable parts, bytes or numpy arrays (hex, 16 chars)."""
+    """Stable sha256 of JSON-serialisable parts, bytes or numpy arrays (hex, 16 chars): a cache key."""
+    return content_digest(*parts)[:16]
+
+
+def content_digest(*parts: Any) -> str:
+    """The whole sha256 (hex) that :func:`content_hash` shortens: numpy arrays by dtype, shape and bytes,
+    bytes as they are, anything else as sorted-key JSON; what an artifact's recorded digest is."""
     h = hashlib.sha256()
     for part in parts:
         if isinstance(part, np.ndarray):
@@ -80,7 +86,7 @@ def content_hash(*parts: Any) -> str:
         else:
             h.update(json.dumps(part, sort_keys=True, default=str).encode())
         h.update(b"\x00")
-    return h.hexdigest()[:16]
+    return h.hexdigest()
 
 
 def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:

@@ -11,7 +11,6 @@ Every artifact a process used is listed by :func:`used` (``results.json``: ``art
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
@@ -20,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from temporag.cache import read_only, save_json
+from temporag.cache import content_digest, read_only, save_json
 
 log = logging.getLogger(__name__)
 _LOCK = threading.Lock()
@@ -44,20 +43,9 @@ class Artifact:
 
 
 def digest(*parts: Any) -> str:
-    """sha256 (hex) of numpy arrays (dtype, shape and bytes), bytes, or JSON-able parts (sorted keys)."""
-    import numpy as np
-
-    h = hashlib.sha256()
-    for part in parts:
-        if isinstance(part, np.ndarray):
-            h.update(f"{part.dtype}{part.shape}".encode())
-            h.update(np.ascontiguousarray(part).tobytes())
-        elif isinstance(part, bytes):
-            h.update(part)
-        else:
-            h.update(json.dumps(part, sort_keys=True, default=str).encode())
-        h.update(b"\x00")
-    return h.hexdigest()
+    """sha256 (hex) of numpy arrays (dtype, shape and bytes), bytes, or JSON-able parts (sorted keys): the
+    cache's one way of hashing content, unshortened."""
+    return content_digest(*parts)
 
 
 def _ledger(cache_dir: Path, kind: str, key: str) -> Path:
