@@ -137,16 +137,15 @@ def test_compare_records_the_row_and_extra_context(tmp_path, tmp_cache):
 
 def test_portable_paths_rewrite_whole_paths_only(monkeypatch):
     """The checkout's parent is rewritten where it is a path, never inside a name that starts the same
-    (a checkout under /work must leave ``methods/workspace.py`` alone)."""
+    (a checkout under a one-folder parent must leave ``methods/wsgi.py`` alone)."""
     from pathlib import Path
 
     from temporag.notebook import results as results_module
 
-    monkeypatch.setattr(results_module, "REPO_ROOT", Path("/work/repo"))
-    text = '["methods/workspace.py", "/work/repo/figures/sar", "/work/shared/data", "/workspace/x", "/work"]'
-    assert results_module.portable(text) == (
-        '["methods/workspace.py", "./figures/sar", "../shared/data", "/workspace/x", ".."]'
-    )
+    monkeypatch.setattr(results_module, "REPO_ROOT", Path("/ws/repo"))
+    text = '["methods/wsgi.py", "/ws/repo/figures/sar", "/ws/shared/data", "/wsgi/x", "/ws"]'
+    expected = '["methods/wsgi.py", "./figures/sar", "../shared/data", "/wsgi/x", ".."]'
+    assert results_module.portable(text) == expected
 
 
 def test_one_content_hash_serves_cache_keys_and_artifact_digests():

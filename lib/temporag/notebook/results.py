@@ -59,7 +59,7 @@ def portable(text: str) -> str:
     home = str(Path.home())
     for prefix, short in ((str(REPO_ROOT), "."), (str(REPO_ROOT.parent), ".."), (home, "~")):
         if prefix and prefix != "/" and prefix in text:
-            # a whole path only: "/work" is the parent of /work/repo, never part of "methods/workspace.py"
+            # a whole path only: a one-folder parent ("/ws") must not rewrite a name ("methods/wsgi.py")
             text = re.sub(rf"(?<![\w.~/-]){re.escape(prefix)}(?![\w.~-])", lambda _, s=short: s, text)
     return text
 
