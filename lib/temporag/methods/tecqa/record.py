@@ -16,20 +16,9 @@ import pandas as pd
 
 from temporag.answer import evaluate
 from temporag.claims import Measured, record_outcomes
+from temporag.methods.tecqa import tables
 from temporag.methods.tecqa.chain import EvidenceChain
 from temporag.methods.tecqa.experiments import PARSER_LABELS
-from temporag.methods.tecqa.tables import (
-    CASES,
-    CHAIN_LENGTH,
-    CHAIN_RECALL,
-    EMPTY_SHARE,
-    SEMANTIC_AT_20,
-    SUBGRAPH_RECALL,
-    TABLE1_COLUMNS,
-    TECQA_AT_20,
-    VARIANTS,
-    paper,
-)
 
 # -- parser accuracy (§4.2.1) ---------------------------------------------------------------------------
 
@@ -80,7 +69,7 @@ def subgraph(results, numbers: dict) -> dict:
     row = results.compare(
         "subgraph/answer_recall",
         numbers["answer_recall"],
-        SUBGRAPH_RECALL,
+        tables.SUBGRAPH_RECALL,
         n=numbers["n"],
         ci95=numbers["ci95"],
     )
@@ -96,14 +85,14 @@ def chain(results, numbers: dict, k: int, n: int) -> tuple[dict, dict]:
     recall_row = results.compare(
         "chain/answer_recall",
         numbers["answer_recall"],
-        CHAIN_RECALL,
+        tables.CHAIN_RECALL,
         n=numbers["n"],
         K=k,
         N=n,
         ci95=numbers["ci95"],
     )
     length_row = results.compare(
-        "chain/avg_facts", numbers["avg_facts"], CHAIN_LENGTH, n=numbers["chains"], K=k, N=n
+        "chain/avg_facts", numbers["avg_facts"], tables.CHAIN_LENGTH, n=numbers["chains"], K=k, N=n
     )
     return recall_row, length_row
 
@@ -122,8 +111,8 @@ def fig2_recall_at_20(results, table: pd.DataFrame, n: int) -> None:
         "Answer recall@20 by question type: semantic retrieval (MiniLM) vs TECQA chain.",
     )
     overall = table.iloc[-1]
-    results.compare("fig2/semantic_recall@20", overall["semantic@20"], SEMANTIC_AT_20, n=n)
-    results.compare("fig2/tecqa_recall@20", overall["TECQA@20"], TECQA_AT_20, n=n)
+    results.compare("fig2/semantic_recall@20", overall["semantic@20"], tables.SEMANTIC_AT_20, n=n)
+    results.compare("fig2/tecqa_recall@20", overall["TECQA@20"], tables.TECQA_AT_20, n=n)
 
 
 def integrity(results, table: pd.DataFrame) -> None:
@@ -144,7 +133,7 @@ def fig4_sensitivity(results, grid: pd.DataFrame, near_20: pd.Series) -> None:
     results.compare(
         "fig4/recall_at_about_20_facts",
         near_20.answer_recall,
-        CHAIN_RECALL,
+        tables.CHAIN_RECALL,
         K=int(near_20.K),
         N=int(near_20.N),
         avg_facts=float(near_20.avg_context_facts),
@@ -161,8 +150,8 @@ def table1_multitq(
     with no paper value) and the table (:func:`.tables.table1_frame`), its caption naming the reader, the
     sample and the facts it was shown."""
     for rule in ("strict", "lenient"):
-        for column in TABLE1_COLUMNS:
-            ref = paper("Table 1", "TECQA", column) if rule == "strict" else None
+        for column in tables.TABLE1_COLUMNS:
+            ref = tables.paper("Table 1", "TECQA", column) if rule == "strict" else None
             results.compare(
                 f"table1/{rule}/{column}",
                 scores[rule][column],
@@ -195,11 +184,11 @@ def table2_ablations(
     paper, the shown-context recall of each variant over every selected question (``shown_recall``:
     :func:`.experiments.shown_answer_recall`), and the table."""
     shown = dict(zip(table["variant"], table["shown-context answer recall (all questions)"], strict=True))
-    for name in VARIANTS:
+    for name in tables.VARIANTS:
         results.compare(
             f"table2/{name}/hits@1_strict",
             scores[name]["strict"]["Overall"],
-            paper("Table 2", name, "Overall"),
+            tables.paper("Table 2", name, "Overall"),
             n=questions_read,
             reader=reader,
             rule="strict",
@@ -225,8 +214,10 @@ def failure_modes(results, table: pd.DataFrame, modes: Mapping[str, dict]) -> No
     ``failures/...``, the names-only parse's (the second) as ``..._names_only``, and the table
     (:func:`.tables.failure_table` of the same ``modes``)."""
     used, names_only = list(modes.values())[:2]
-    results.compare("failures/empty_subgraph_rate", used["empty_subgraph_rate"], EMPTY_SHARE)
-    results.compare("failures/empty_subgraph_rate_names_only", names_only["empty_subgraph_rate"], EMPTY_SHARE)
+    results.compare("failures/empty_subgraph_rate", used["empty_subgraph_rate"], tables.EMPTY_SHARE)
+    results.compare(
+        "failures/empty_subgraph_rate_names_only", names_only["empty_subgraph_rate"], tables.EMPTY_SHARE
+    )
     results.metric(
         "failures/empty_from_wrong_main_entity_names_only", names_only["empty_from_wrong_main_entity"]
     )
@@ -246,7 +237,7 @@ def case(results, table: str, question, chain: EvidenceChain) -> None:
     results.compare(
         f"worked_example/{table}/subgraph_size",
         len(chain.subgraph),
-        paper(table, CASES[table][0], "Retrieved facts"),
+        tables.paper(table, tables.CASES[table][0], "Retrieved facts"),
         question=question.question,
     )
     results.metric(
