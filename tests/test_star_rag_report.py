@@ -171,7 +171,7 @@ def test_fig3_reads_like_the_paper():
     assert time_ax.get_ylim()[0] == pytest.approx(2.49 / 2)
 
 
-def test_a_missing_data_set_is_named_relative_to_the_checkout(tmp_path):
+def test_a_missing_data_set_is_named_relative_to_the_checkout(tmp_path, monkeypatch):
     from temporag.config import REPO_ROOT
     from temporag.data.errors import MissingDataError
     from temporag.methods.star_rag.paper_tables import not_run_status
@@ -180,3 +180,8 @@ def test_a_missing_data_set_is_named_relative_to_the_checkout(tmp_path):
     status = not_run_status(MissingDataError(missing, "cronquestions"))
     assert status == "not run — cronquestions: missing file ../shared/data/cronquestions/kg/full.txt.gz"
     assert not_run_status(FileNotFoundError("no such folder")) == "not run — no such folder"
+    # a name inside the data set (no folder of this machine) stays as written, whatever the working folder
+    monkeypatch.chdir(REPO_ROOT / "notebooks")  # where a notebook's kernel runs
+    named = MissingDataError("forecasttkgquestions/questions", "forecasttkgquestions")
+    expected = "not run — forecasttkgquestions: missing file forecasttkgquestions/questions"
+    assert not_run_status(named) == expected

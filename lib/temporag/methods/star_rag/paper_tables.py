@@ -10,6 +10,7 @@ the compared rows are the tables of Tables 2 and 3 (:func:`comparison_frame`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -111,7 +112,9 @@ def not_run_status(exc: FileNotFoundError) -> str:
     names the data folder), so the table reads the same on any machine and in the notebook's display."""
     reason = str(exc).split(". Set TEMPORAG_DATA")[0]
     path = getattr(exc, "path", None)
-    return f"not run — {reason.replace(path, repo_relative(path)) if path else reason}"
+    if not path or not Path(path).is_absolute():  # a data-set-relative name reads the same everywhere
+        return f"not run — {reason}"
+    return f"not run — {reason.replace(path, repo_relative(path))}"
 
 
 def _other_dataset_row(dataset: str, params, reader_style: str, llm, n: int, reader: str) -> dict:
