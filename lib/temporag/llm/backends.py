@@ -114,6 +114,16 @@ def find_embedded_gguf() -> Path:
     return found[0]
 
 
+# llama.cpp's context settings for the embedded reader beyond size and threads (bench/bench_reader.py measures
+# the alternatives, and whether each leaves the replies unchanged)
+READER_CONTEXT: dict[str, Any] = {"n_batch": 512, "n_ubatch": 512, "flash_attn": False}
+
+
+def llama_settings() -> dict[str, Any]:
+    """What the embedded reader runs with (recorded by the reader benchmark beside its figures)."""
+    return {"n_ctx": DEFAULT_N_CTX, **READER_CONTEXT}
+
+
 def _load_llama(path: Path, n_ctx: int, threads: int) -> Any:
     """Load a GGUF once per process (and per context size / thread count)."""
     key = (str(path), n_ctx, threads)
@@ -130,7 +140,8 @@ def _load_llama(path: Path, n_ctx: int, threads: int) -> Any:
             # prompt evaluation gets the same thread budget: llama-cpp's default (every core) makes its
             # threads spin at barriers whenever another process holds a core — 8x slower calls measured
             _LLAMA_MODELS[key] = Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+                model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False,
+                **READER_CONTEXT,
             )
             log.info("loaded %s in %.1f s", path.name, time.perf_counter() - t0)
         return _LLAMA_MODELS[key]
