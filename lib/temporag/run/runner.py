@@ -347,11 +347,16 @@ def _prepare(
 
 
 def _check_questions_file(path: Path) -> None:
-    """A questions file that holds no questions (``[]``) is one line before a kernel starts (its format
-    is checked by the notebook's loader, which names file and line)."""
+    """A questions file that holds no questions (``[]``), or is past the kit's caps (size, nesting depth),
+    is one line before a kernel starts (its format is checked by the notebook's loader, which names file
+    and line)."""
+    from temporag.data._read import read_json_file
+    from temporag.data.errors import InputLimitError
+
     try:
-        with open(path, encoding="utf-8") as f:
-            records = json.load(f)
+        records = read_json_file(path, "a questions file is a JSON list of question records")
+    except InputLimitError as exc:
+        raise ParameterError(f"questions_file={str(path)!r}: {exc}") from None
     except (OSError, ValueError):
         return  # missing, unreadable or not JSON: the loader says which and where
     if isinstance(records, (list, dict)) and not records:
