@@ -419,7 +419,9 @@ def _run_locked(
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
     watching = contextlib.ExitStack()
     kernel_log_file = kernel_log.log_path(out_dir)  # the kernel process's own streams: not the console
-    kernel_streams = watching.enter_context(open(kernel_log_file, "w", encoding="utf-8"))
+    kernel_streams = watching.enter_context(  # never through a link planted where the log goes
+        open(kernel_log_file, "w", encoding="utf-8", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW, 0o666))
+    )
     if on_progress is not None:  # the kernel's progress bars, read from a side-channel file
         watching.enter_context(watch(on_progress))
     try:
