@@ -202,7 +202,7 @@ def notebook_page(run: Run, title: str, files: str, note: str = ""):
                 "## Figures this run saved\n\nThis notebook version saved them without showing them inline."
             )
         )
-        tail += [c for p in figures for c in (_markdown(f"### {p.stem}"), _outputs(_png(p)))]
+        tail += [c for p in figures for c in (_markdown(f"### {html.escape(p.stem)}"), _outputs(_png(p)))]
     nb.cells = head + nb.cells + tail
     return nb
 
@@ -222,7 +222,7 @@ def results_page(run: Run, title: str, files: str):
     figures = _figures(run)
     if figures:
         cells.append(_markdown("## Figures"))
-        cells += [c for p in figures for c in (_markdown(f"### {p.stem}"), _outputs(_png(p)))]
+        cells += [c for p in figures for c in (_markdown(f"### {html.escape(p.stem)}"), _outputs(_png(p)))]
     rows = headline(run.results)
     if rows:
         cells.append(_markdown("## Kit vs paper\n\nEvery number this run recorded beside the paper's value."))
@@ -326,7 +326,7 @@ def paper_vs_code_page(leaderboard: Run | None):
             )
         )
     else:
-        cells.append(_markdown(str(table.get("caption") or "")))
+        cells.append(_markdown(html.escape(str(table.get("caption") or ""))))
         records = table.get("records") or []
         folder = {e.name: output_name(e.notebook_name) for e in registry.entries() if e.notebook_name}
         title = titles()
