@@ -213,6 +213,9 @@ def check_environment() -> Settings:
     raw = os.environ.get("TEMPORAG_KERNEL_START_TIMEOUT")
     if raw not in (None, ""):
         _env_number("TEMPORAG_KERNEL_START_TIMEOUT", "60", float, 0.001, "seconds a kernel may take to start")
+    from temporag import limits  # lazy: limits reads its settings with this module's helpers
+
+    limits.check_all()
     return settings
 
 

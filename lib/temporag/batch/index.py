@@ -23,6 +23,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR
 from temporag.run.runner import changed_since_stamp
@@ -160,14 +161,13 @@ def _slug(entry: RunEntry, base: Path) -> str:
 
 
 def notebook_html(notebook: Path) -> str:
-    """An executed notebook as a self-contained HTML page (no script or stylesheet from the network)."""
+    """An executed notebook as a self-contained HTML page (no script or stylesheet from the network, every
+    output sanitised: :mod:`temporag.batch.sanitize`)."""
     import nbformat
-    from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(
-        template_name="lab", extra_template_paths=[str(TEMPLATES)], template_file="offline.html.j2"
-    )
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    from temporag.batch.sanitize import html_exporter
+
+    body, _ = html_exporter("offline.html.j2").from_notebook_node(nbformat.read(notebook, as_version=4))
     return body
 
 
@@ -192,6 +192,12 @@ def _fmt(value: float | None) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 and value == int(value) else f"{value:.3f}"
 
 
+def href(target: str) -> str:
+    """A page or file named after a run folder or notebook, as a quoted attribute's value: percent-encoded,
+    then HTML-escaped, so an odd name can break neither the link nor the page."""
+    return html.escape(quote(target))
+
+
 def _summary_row(e: RunEntry, base: Path) -> str:
     esc = html.escape
     shown = "<br>".join(
@@ -202,7 +208,7 @@ def _summary_row(e: RunEntry, base: Path) -> str:
         where = e.folder.resolve().relative_to(base.resolve())
     except ValueError:
         where = e.folder
-    name = f"<a href='{e.slug}/{esc(e.name)}.html'>{esc(e.name)}</a>" if e.notebook else esc(e.name)
+    name = f"<a href='{e.slug}/{href(e.name)}.html'>{esc(e.name)}</a>" if e.notebook else esc(e.name)
     return (
         f"<tr><td>{name}</td>"
         f"<td><code>{esc(str(where))}</code></td><td>{esc(e.profile)}</td>"
@@ -229,7 +235,7 @@ def _detail(e: RunEntry) -> str:
         if rows
         else "<p class='muted'>No metric of this run was recorded with a paper value.</p>"
     )
-    links = [f"<a href='{e.slug}/{esc(e.name)}.html'>executed notebook</a>"] if e.notebook else []
+    links = [f"<a href='{e.slug}/{href(e.name)}.html'>executed notebook</a>"] if e.notebook else []
     links += [
         f"<a href='{e.slug}/{n}'>{n}</a>" for n in ("results.json", "tables.md") if (e.folder / n).exists()
     ]
@@ -273,7 +279,8 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
     page = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>temporag runs</title>"
         f"<style>{_STYLE}</style></head><body><h1>temporag: executed notebooks</h1>"
-        f"<p class='muted'>{len(entries)} runs ({', '.join(f'{n} {s}' for s, n in counts.items()) or 'none'})"
+        f"<p class='muted'>{len(entries)} runs "
+        f"({html.escape(', '.join(f'{n} {s}' for s, n in counts.items())) or 'none'})"
         " · "
         f"generated {now} by <code>temporag index</code>. Kit numbers beside the papers' from each run's "
         "results.json; reader numbers name the model that produced them.</p>"

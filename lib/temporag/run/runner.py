@@ -347,11 +347,16 @@ def _prepare(
 
 
 def _check_questions_file(path: Path) -> None:
-    """A questions file that holds no questions (``[]``) is one line before a kernel starts (its format
-    is checked by the notebook's loader, which names file and line)."""
+    """A questions file that holds no questions (``[]``), or is past the kit's caps (size, nesting depth),
+    is one line before a kernel starts (its format is checked by the notebook's loader, which names file
+    and line)."""
+    from temporag.data._read import read_json_file
+    from temporag.data.errors import InputLimitError
+
     try:
-        with open(path, encoding="utf-8") as f:
-            records = json.load(f)
+        records = read_json_file(path, "a questions file is a JSON list of question records")
+    except InputLimitError as exc:
+        raise ParameterError(f"questions_file={str(path)!r}: {exc}") from None
     except (OSError, ValueError):
         return  # missing, unreadable or not JSON: the loader says which and where
     if isinstance(records, (list, dict)) and not records:
@@ -414,7 +419,9 @@ def _run_locked(
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
     watching = contextlib.ExitStack()
     kernel_log_file = kernel_log.log_path(out_dir)  # the kernel process's own streams: not the console
-    kernel_streams = watching.enter_context(open(kernel_log_file, "w", encoding="utf-8"))
+    kernel_streams = watching.enter_context(  # never through a link planted where the log goes
+        open(kernel_log_file, "w", encoding="utf-8", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW, 0o666))
+    )
     if on_progress is not None:  # the kernel's progress bars, read from a side-channel file
         watching.enter_context(watch(on_progress))
     try:

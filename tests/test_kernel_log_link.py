@@ -1,0 +1,29 @@
+"""The kernel log beside an output folder is never opened through a link someone planted there: the run
+fails in one line and the file the link points at is left as it was."""
+
+from __future__ import annotations
+
+import nbformat
+
+from temporag.run.kernel_log import log_path
+from temporag.run.runner import reproduce
+
+
+def test_a_link_planted_where_the_kernel_log_goes_is_not_followed(tmp_path):
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell, nbformat.v4.new_code_cell("pass")]
+    nbformat.write(nb, nbs / "tour.ipynb")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    log = log_path(tmp_path / "runs" / "smoke" / "tour")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.symlink_to(victim)
+    [outcome] = reproduce(
+        ["tour"], notebook_dir=nbs, figures_dir=tmp_path / "figures", runs_dir=tmp_path / "runs"
+    )
+    assert victim.read_text() == "keep me"
+    assert outcome.status == "failed" and "\n" not in outcome.error and str(log) in outcome.error
