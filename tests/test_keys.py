@@ -10,10 +10,9 @@ every file the run wrote for the keys.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import nbformat
 import pytest
+from fakes import tiny_notebook
 
 from temporag.batch import grid
 from temporag.batch.book import build_book
@@ -147,12 +146,9 @@ def test_plain_http_only_to_loopback(monkeypatch, no_keys):
 def test_a_grid_cannot_set_the_endpoint_or_a_key(tmp_path, key):
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
-    nb = nbformat.v4.new_notebook()  # a notebook that declares them: only the grid's rule refuses
-    nb.cells = [nbformat.v4.new_code_cell(
-        'profile = "smoke"\nllm_base_url = None\napi_key = None\nllm_api_key = None'
-    )]
-    nb.cells[0].metadata["tags"] = ["parameters"]
-    nbformat.write(nb, notebooks / "ask.ipynb")
+    # a notebook that declares them: only the grid's own rule refuses them
+    declared = 'profile = "smoke"\nllm_base_url = None\napi_key = None\nllm_api_key = None'
+    tiny_notebook(notebooks / "ask.ipynb", declared)
     path = tmp_path / "theirs.toml"
     path.write_text(f'[[run]]\nnotebooks = ["ask"]\n{key} = "http://attacker.example/v1"\n')
     with pytest.raises(grid.GridError) as err:
@@ -186,20 +182,11 @@ res.metric("answered", sum(r.error is None for r in replies))
 """
 
 
-def _notebook(path: Path) -> None:
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell(SERVED_RUN)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
-
-
 @pytest.mark.slow
 def test_no_file_a_served_run_writes_holds_a_planted_key(tmp_path, tmp_cache, monkeypatch, no_keys):
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    _notebook(nbs / "keyed.ipynb")
+    tiny_notebook(nbs / "keyed.ipynb", 'profile = "smoke"\noutput_dir = None', SERVED_RUN)
     dirs = {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
     with StubServer(service_s=0.0, fault=lambda prompt, n: "500" if prompt == "q2" else None) as server:
         monkeypatch.setenv("TEMPORAG_LLM_BASE_URL", _with_credentials(server.url))
