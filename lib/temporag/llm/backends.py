@@ -7,13 +7,14 @@ import atexit
 import importlib.util
 import json
 import logging
-import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from temporag.llm.endpoint import NO_KEY, client_url
 from temporag.llm.types import TOKENS_API, TOKENS_MODEL, LLMError, MalformedResponseError, Messages
+from temporag.redact import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +47,20 @@ class OpenAIBackend:
     def __init__(self, base_url: str, model: str | None, *, timeout: float, api_key: str | None = None):
         import openai
 
-        self.endpoint = base_url
+        # what messages, the cache and the breaker name: the URL without its credentials (unchanged when it
+        # has none, so cache keys stay those of before)
+        self.endpoint = redact_url(base_url)
         self._model = model
-        # Local servers (vLLM, llama.cpp) ignore the key but the client refuses to run without one.
-        key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-        self._client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0)
+        # Local servers (vLLM, llama.cpp) ignore the key but the client refuses to run without one; which
+        # key may go where is llm.endpoint.api_key_for's decision, never the environment's by default
+        root, query = client_url(base_url)
+        self._client = openai.OpenAI(
+            base_url=root,
+            api_key=api_key or NO_KEY,
+            default_query=query or None,
+            timeout=timeout,
+            max_retries=0,
+        )
 
     @property
     def model_name(self) -> str:

@@ -34,6 +34,7 @@ from temporag.cache import content_hash, file_sha256
 from temporag.config import REPO_ROOT
 from temporag.methods.registry import output_name
 from temporag.notebook.params import ParameterError
+from temporag.redact import redact_text
 
 log = logging.getLogger(__name__)
 FIGURES_DIR = REPO_ROOT / "figures"
@@ -227,7 +228,7 @@ def acquire(out_dir: Path, wait_s: float = 0.0) -> None:
     info = {
         "pid": os.getpid(),
         "since": _dt.datetime.now().isoformat(timespec="seconds"),
-        "command": " ".join(sys.argv)[:300] or sys.executable,
+        "command": redact_text(" ".join(sys.argv))[:300] or sys.executable,  # no key a -p or URL held
     }
     os.ftruncate(fd, 0)
     os.write(fd, json.dumps(info).encode())

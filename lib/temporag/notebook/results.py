@@ -35,6 +35,7 @@ from temporag.data.paths import mismatches
 from temporag.llm import call_stats
 from temporag.methods import artifacts
 from temporag.notebook import outputs
+from temporag.redact import redact
 from temporag.reported import PaperRef
 from temporag.retrieval.embed_onnx import check_backend
 
@@ -232,8 +233,8 @@ class Results:
             "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "temporag_version": __version__,
             "python": platform.python_version(),
-            "parameters": _jsonable(
-                {**params, "output_dir": str(self.final_dir)} if "output_dir" in params else params
+            "parameters": redact(
+                _jsonable({**params, "output_dir": str(self.final_dir)} if "output_dir" in params else params)
             ),
             "output_dir": _jsonable(self.final_dir),
             # the data folder as the checkout reaches it (../shared/data), not this machine's path

@@ -40,6 +40,7 @@ from temporag.methods import registry
 from temporag.notebook import outputs
 from temporag.notebook.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.notebook.params import ParameterError, check_given
+from temporag.redact import redact, redact_text
 from temporag.run import kernel_log, oserrors
 from temporag.run.executed import finish_notebook
 from temporag.run.progress import engine_name, watch
@@ -130,7 +131,8 @@ def _data_fingerprint() -> str:
     )
 
 
-_NOT_RESULTS = ("llm_concurrency", "llm_retry_budget")  # settings that change a run's time, never its results
+# settings that change a run's time, or who may be sent what, never its results
+_NOT_RESULTS = ("llm_concurrency", "llm_retry_budget", "llm_api_key", "llm_send_openai_key", "llm_allow_http")
 
 
 def fingerprint(notebook: Path, parameters: dict, modules: list[str] | None = None) -> str:
@@ -451,6 +453,7 @@ def _run_locked(
         if "DeadKernelError" in error or "Kernel died" in error:  # what the kernel said last
             last = kernel_log.tail(kernel_log_file)
             error += f"\nthe kernel's own output ({kernel_log_file}), last lines:\n{last}"
+        error = redact_text(error)  # a cell's traceback may quote the endpoint, key and all
     finally:
         watching.close()
         for key, value in env_before.items():
@@ -532,7 +535,7 @@ def _stamp(status: str, fingerprint: str, params: dict, seconds: float, note: st
     return {
         "status": status,
         "fingerprint": fingerprint,
-        "parameters": params,
+        "parameters": redact(params),
         "seconds": round(seconds, 1),
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "note": note,
