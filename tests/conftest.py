@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("TEMPORAG_DATA", REPO.parent / "shared" / "data")).resolve()
+# the cache signing key of this test session (and of the notebooks it runs): never the user's own
+os.environ["TEMPORAG_CACHE_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="temporag-key-")) / "cache.key")
 
 
 @pytest.fixture(scope="session")
