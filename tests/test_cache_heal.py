@@ -12,6 +12,7 @@ import logging
 import numpy as np
 import pytest
 
+import temporag.cache
 from temporag.cache import save_npy, sidecar_path
 from temporag.data.tkg import TemporalKG
 
@@ -79,6 +80,7 @@ def test_embedding_chunk_from_before_signatures_is_embedded_again(kg, encoder, t
     legacy = path.with_name(path.name + ".sha256")
     sidecar_path(path).rename(legacy)  # as written by a kit that kept an unsigned hash
     legacy.write_text(hashlib.sha256(path.read_bytes()).hexdigest() + "\n")
+    temporag.cache._VERIFIED.clear()  # a later process: nothing verified yet
     assert np.array_equal(encoder.encode_cached(texts), first)
     assert sidecar_path(path).exists() and not legacy.exists()  # rebuilt and signed; the old hash gone
 
@@ -122,7 +124,6 @@ def test_rule_graph_entry_heals(slice_kg, tmp_cache, caplog, corrupt):
 
 def test_rule_graph_in_a_read_only_cache_is_read_without_its_build_lock(slice_kg, tmp_cache, monkeypatch):
     """In a read-only cache an entry that exists is read without taking its build lock (`….building`)."""
-    import temporag.cache
 
     first = _graph(slice_kg)
 
@@ -269,7 +270,8 @@ def test_onnx_export_without_a_recorded_hash_is_exported_again(fake_export, tmp_
 
     model_dir, made = fake_export
     path = build_export(model_dir, "onnx", tmp_cache)
-    sidecar_path(path).unlink()  # an export from before hashes were recorded
+    sidecar_path(path).unlink()  # an export from before signatures were made
+    temporag.cache._VERIFIED.clear()  # a later process: nothing verified yet
     assert build_export(model_dir, "onnx", tmp_cache) == path
     assert made == ["onnx", "onnx"] and sidecar_path(path).exists()
 
@@ -289,6 +291,8 @@ def test_onnx_export_in_a_read_only_cache_takes_no_build_lock(fake_export, tmp_c
     monkeypatch.setattr(embed_onnx, "_writable", lambda folder: False)
     assert embed_onnx.build_export(model_dir, "onnx", tmp_cache) == path and made == ["onnx"]
     sidecar_path(path).unlink()  # no signature, and it cannot be exported again here: refused in one line
+    temporag.cache._VERIFIED.clear()
+    monkeypatch.setattr(temporag.cache, "discard", lambda path, problem: None)  # cannot remove it either
     with pytest.raises(RuntimeError, match=f"ONNX export {path} cannot be trusted .* the cache is read-only"):
         embed_onnx.build_export(model_dir, "onnx", tmp_cache)
     assert made == ["onnx"]
