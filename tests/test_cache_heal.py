@@ -124,7 +124,6 @@ def test_rule_graph_entry_heals(slice_kg, tmp_cache, caplog, corrupt):
 
 def test_rule_graph_in_a_read_only_cache_is_read_without_its_build_lock(slice_kg, tmp_cache, monkeypatch):
     """In a read-only cache an entry that exists is read without taking its build lock (`….building`)."""
-
     first = _graph(slice_kg)
 
     def no_lock(path, **kw):
