@@ -159,9 +159,11 @@ def _sha256(path) -> str:
 
 
 def _rehash(path) -> None:
-    """What an attacker can write beside a replaced entry: its sha256, in every sidecar there is."""
-    for suffix in (".sha256", cache.SIDECAR):
-        path.with_name(path.name + suffix).write_text(_sha256(path) + "\n")
+    """What an attacker can write beside a replaced entry: its sha256, in every sidecar there is (the
+    signature beside it kept: without the key there is no other to write)."""
+    path.with_name(path.name + ".sha256").write_text(_sha256(path) + "\n")
+    mac = cache.sidecar_path(path)
+    mac.write_text(f"{_sha256(path)} {mac.read_text().split()[1]}\n")
 
 
 # -- a swapped .npy --------------------------------------------------------------------------------------

@@ -6,11 +6,11 @@ goes to a temporary file in the same folder and is renamed into place.
 Atomic writes do not protect against what happens to a file afterwards (a disk error, a copy cut
 short, a hand edit, a file planted in a shared or merged cache), and one bad entry must not make
 every later run crash on it — nor run code, nor change a result.  So every entry written here gets a
-sidecar ``<entry>.mac``: the HMAC-SHA256 (:mod:`temporag.cache_key`, a key kept outside the cache) of
-the sha256 of its bytes and of its name.  Every entry is checked before it is trusted: an entry without
-a signature, whose bytes or name do not match it, or that does not load is logged with its path,
-removed, and rebuilt by the caller as if it had never been cached.  Entries are data only (``.npy``,
-``.npz`` read without pickle, JSON, ONNX, FAISS): nothing in a cache is ever unpickled.
+sidecar ``<entry>.mac``: the sha256 of its bytes and the HMAC-SHA256 (:mod:`temporag.cache_key`, a key
+kept outside the cache) of that sha256 and the entry's name.  Every entry is checked before it is
+trusted: an entry without a signature, whose bytes or name do not match it, or that does not load is
+logged with its path, removed, and rebuilt by the caller as if it had never been cached.  Entries are
+data only (``.npy``, ``.npz`` read without pickle, JSON, ONNX, FAISS): nothing in a cache is unpickled.
 """
 
 from __future__ import annotations
@@ -216,17 +216,25 @@ def _signed_parts(path: Path, digest: str) -> tuple[str, ...]:
     return ("temporag-cache-entry", slot, digest)
 
 
-def _recorded_mac(path: Path) -> str | None:
+def _recorded(path: Path) -> tuple[str, str] | None:
+    """(sha256, signature) from an entry's sidecar, or None when it has none that parses."""
     try:
-        text = sidecar_path(path).read_text(encoding="ascii").strip()
+        parts = sidecar_path(path).read_text(encoding="ascii").split()
     except (OSError, UnicodeDecodeError):
         return None
-    return text if len(text) == 64 else None
+    return (parts[0], parts[1]) if len(parts) == 2 and all(len(p) == 64 for p in parts) else None
+
+
+def recorded_sha256(path: str | Path) -> str | None:
+    """The sha256 of an entry's bytes as written (unsigned: tells corruption, not tampering — what a merge
+    checks in another machine's cache, whose signatures this machine cannot check)."""
+    recorded = _recorded(Path(path))
+    return recorded[0] if recorded else None
 
 
 def _write_sidecar(path: Path, digest: str) -> None:
     def _write(tmp: Path) -> None:
-        tmp.write_text(sign(*_signed_parts(path, digest)) + "\n", encoding="ascii")
+        tmp.write_text(f"{digest} {sign(*_signed_parts(path, digest))}\n", encoding="ascii")
 
     atomic_write(sidecar_path(path), _write)
 
@@ -256,11 +264,11 @@ def _check_bytes(path: Path, data: bytes | None = None) -> str | None:
         return "missing"
     if _VERIFIED.get(key) == stat:
         return None
-    recorded = _recorded_mac(path)
+    recorded = _recorded(path)
     if recorded is None:
         return f"not signed with this machine's cache key (no valid {sidecar_path(path).name})"
     actual = hashlib.sha256(data).hexdigest() if data is not None else file_sha256(path)
-    if not verify(recorded, *_signed_parts(path, actual)):
+    if not verify(recorded[1], *_signed_parts(path, actual)):
         return f"bytes do not match the signature in {sidecar_path(path).name} (changed, or signed elsewhere)"
     _VERIFIED[key] = stat
     return None

@@ -27,7 +27,7 @@ import logging
 import shutil
 from pathlib import Path
 
-from temporag.cache import LEGACY_SIDECAR, SIDECAR, save_with_hash
+from temporag.cache import LEGACY_SIDECAR, SIDECAR, file_sha256, recorded_sha256, save_with_hash
 from temporag.llm import ResponseCache
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,9 @@ def _refusal(path: Path, rel: Path) -> str | None:
         return "an ONNX export: exported again here from the local weights"
     if path.suffix not in DATA_ONLY:
         return f"{path.suffix or 'no suffix'} is not a data-only format ({', '.join(DATA_ONLY)})"
+    recorded = recorded_sha256(path)
+    if recorded is not None and recorded != file_sha256(path):
+        return "its bytes differ from the hash recorded when it was written (cut or garbled)"
     return None
 
 
