@@ -14,7 +14,6 @@ import pytest
 
 import temporag.cache
 from temporag.cache import save_npy, sidecar_path
-from temporag.data.tkg import TemporalKG
 
 
 @pytest.fixture()
@@ -86,15 +85,6 @@ def test_embedding_chunk_from_before_signatures_is_embedded_again(kg, encoder, t
 
 
 # -- the STAR-RAG rule graph (a data-only .npz) -------------------------------------------------------------
-
-
-@pytest.fixture()
-def slice_kg(kg) -> TemporalKG:
-    ents = [kg.entity_id[e] for e in ("Iran", "Iraq", "Oman", "Qatar", "China")]
-    pick = np.flatnonzero(np.isin(kg.s, ents) & np.isin(kg.o, ents))[:400]
-    return TemporalKG(
-        kg.s[pick], kg.r[pick], kg.o[pick], kg.t_start[pick], kg.t_end[pick], kg.entities, kg.relations
-    )
 
 
 def _graph(slice_kg):
@@ -262,6 +252,24 @@ def test_onnx_export_garbled_is_detected_and_exported_again(fake_export, tmp_cac
         assert build_export(model_dir, "onnx-int8", tmp_cache) == path
     assert made == ["onnx", "int8", "int8"] and path.read_bytes() == good
     assert f"cache entry {path} is invalid" in caplog.text
+
+
+def test_a_replaced_onnx_export_is_exported_again(fake_export, tmp_cache, caplog):
+    """Issue 41: an export replaced by someone who also rewrote the sha256 beside it (not the signature:
+    that needs the key) is refused with one line naming it and exported again."""
+    from temporag.retrieval.embed_onnx import build_export
+
+    model_dir, made = fake_export
+    path = build_export(model_dir, "onnx", tmp_cache)
+    good = path.read_bytes()
+    path.write_bytes(b"someone else's graph " * 100)
+    mac = sidecar_path(path)
+    mac.write_text(f"{hashlib.sha256(path.read_bytes()).hexdigest()} {mac.read_text().split()[1]}\n")
+    with caplog.at_level(logging.WARNING, logger="temporag.cache"):
+        assert build_export(model_dir, "onnx", tmp_cache) == path
+    assert made == ["onnx", "onnx"] and path.read_bytes() == good
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and said[0].startswith(f"cache entry {path} is invalid (bytes do not match")
 
 
 def test_onnx_export_without_a_recorded_hash_is_exported_again(fake_export, tmp_cache):

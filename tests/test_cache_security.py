@@ -21,7 +21,6 @@ import pytest
 
 from temporag import cache, datatree
 from temporag.cache import load_npy, save_npy
-from temporag.data.tkg import TemporalKG
 
 
 class _Planted:
@@ -36,15 +35,6 @@ class _Planted:
 
 def _pickle_bytes(marker) -> bytes:
     return pickle.dumps(_Planted(str(marker)))
-
-
-@pytest.fixture()
-def slice_kg(kg) -> TemporalKG:
-    ents = [kg.entity_id[e] for e in ("Iran", "Iraq", "Oman", "Qatar", "China")]
-    pick = np.flatnonzero(np.isin(kg.s, ents) & np.isin(kg.o, ents))[:400]
-    return TemporalKG(
-        kg.s[pick], kg.r[pick], kg.o[pick], kg.t_start[pick], kg.t_end[pick], kg.entities, kg.relations
-    )
 
 
 def _graph(slice_kg):
@@ -257,31 +247,7 @@ def test_answers_from_before_signatures_are_asked_again_said_once(tmp_path, capl
     assert store.get("old1")["text"] == "new"
 
 
-# -- a replaced ONNX export ------------------------------------------------------------------------------
-
-
-def test_a_replaced_onnx_export_is_exported_again(tmp_path, tmp_cache, monkeypatch, caplog):
-    from temporag.retrieval import embed_onnx
-
-    model_dir = tmp_path / "model"
-    model_dir.mkdir()
-    (model_dir / "model.safetensors").write_bytes(b"weights")
-    made = []
-
-    def export(model_dir, out):
-        made.append("onnx")
-        out.write_bytes(b"the real graph " * 100)
-
-    monkeypatch.setattr(embed_onnx, "_export_fp32", export)
-    path = embed_onnx.build_export(model_dir, "onnx", tmp_cache)
-    good = path.read_bytes()
-    path.write_bytes(b"someone else's graph " * 100)
-    _rehash(path)
-    with caplog.at_level(logging.WARNING, logger="temporag.cache"):
-        assert embed_onnx.build_export(model_dir, "onnx", tmp_cache) == path
-    assert made == ["onnx", "onnx"] and path.read_bytes() == good
-    said = [r.getMessage() for r in caplog.records]
-    assert len(said) == 1 and said[0].startswith(f"cache entry {path} is invalid (bytes do not match")
+# -- a replaced ONNX export: test_cache_heal.test_a_replaced_onnx_export_is_exported_again --------------
 
 
 # -- cache merge -----------------------------------------------------------------------------------------
