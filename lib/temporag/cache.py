@@ -317,7 +317,7 @@ def _read_checked(path: Path, load: Callable[[io.BytesIO], Any], check=None) -> 
         data = path.read_bytes()
     except FileNotFoundError:
         if sidecar_path(path).exists():  # written after its entry: the entry was removed since
-            record_heal(f"cache entry {_cache_relative(path)} was missing (its signature remained): rebuilt")
+            record_heal(f"cache entry {_cache_relative(path)} was missing (its hash remained): rebuilt")
         return None
     problem = _check_bytes(path, data)
     obj = None
