@@ -30,7 +30,7 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         atomic_write(target, boom)
     assert np.load(target).tolist() == [1.0, 1.0, 1.0]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.npy", "v.npy.sha256"]  # no temp file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.npy", "v.npy.mac"]  # no temp file left
 
 
 def test_results_record_everything(tmp_path, tmp_cache):

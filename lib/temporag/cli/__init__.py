@@ -206,7 +206,7 @@ def _cmd_cache(args) -> int:
         counts = merge_cache_dirs(Path(source).expanduser(), into)
         print(
             f"{source} → {into}: {counts['llm_rows']} LLM responses, {counts['files']} cache files added "
-            f"({counts['skipped']} invalid entries left out)"
+            f"({counts['skipped']} entries left out, each named above)"
         )
     return 0
 
