@@ -86,7 +86,7 @@ def recorder_calls(source: str, modules: set[str] | None = None) -> list[tuple[i
     names imported where it runs (by default, its own imports)."""
     tree = ast.parse(source)
     modules = _imported_names(tree) if modules is None else modules
-    return sorted(
+    calls = [
         (node.lineno, ast.unparse(node.func))
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
@@ -94,7 +94,23 @@ def recorder_calls(source: str, modules: set[str] | None = None) -> list[tuple[i
         and node.func.attr in RECORDER
         and not (isinstance(node.func.value, ast.Name) and node.func.value.id in modules)
         and _can_bind(node, RECORDER[node.func.attr])
-    )
+    ]
+    return sorted(calls + _data_writes(tree))
+
+
+def _data_writes(tree: ast.AST) -> list[tuple[int, str]]:
+    """Writes straight into a Results' ``data`` (``R.data["data_checksums"] = ...``): recording too."""
+    targets = [
+        target
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+    ]
+    return [
+        (t.lineno, ast.unparse(t))
+        for t in targets
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute) and t.value.attr == "data"
+    ]
 
 
 def _code(cell: str) -> str:
@@ -129,8 +145,9 @@ def test_the_scan_flags_recording_on_any_receiver_and_nothing_else():
         "    R.data['metrics']\n"
         "    R.overview()\n"  # shows what was saved, writes nothing
         "    return report.k_sweep(R), frame.figure(**{'key': 1})\n"  # 10: figure(**kw) may bind
+        "R.data['data_checksums'] = {}\n"  # 11: a write into the recorded data
     )
-    assert [line for line, _ in recorder_calls(source)] == [3, 4, 10]
+    assert [line for line, _ in recorder_calls(source)] == [3, 4, 10, 11]
 
 
 def test_a_planted_recorder_call_in_a_notebook_cell_is_found(tmp_path):
