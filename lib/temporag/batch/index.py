@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR
+from temporag.run import owned
 from temporag.run.runner import changed_since_stamp
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -251,9 +252,7 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
     out = Path(out)
     base = Path(figures_dir).resolve().parent
     entries = find_runs([Path(figures_dir), Path(runs_dir)])
-    staging = out.with_name(f".{out.name}.building")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging = owned.stage(out)  # refused before anything is built when out is not the kit's
     used: set[str] = set()
     for e in entries:
         slug = _slug(e, base)
@@ -285,7 +284,5 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
         + "</body></html>"
     )
     (staging / "index.html").write_text(page, encoding="utf-8")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
+    owned.put_in_place(staging, out, "temporag index")
     return out / "index.html"

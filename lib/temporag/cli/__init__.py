@@ -528,10 +528,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"temporag: {exc}", file=sys.stderr)
         return 2
     from temporag.data.errors import DataFormatError, MissingDataError  # lazy: a light import
+    from temporag.run.owned import NotKitFolder  # lazy: a light import
 
     try:
         return int(args.func(args) or 0)
-    except (MissingDataError, DataFormatError) as exc:  # its message names the file and the fix
+    except (MissingDataError, DataFormatError, NotKitFolder) as exc:  # its message names the file and the fix
         print(f"temporag: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -34,6 +34,7 @@ from temporag.cache import content_hash, file_sha256
 from temporag.config import REPO_ROOT
 from temporag.methods.registry import output_name
 from temporag.notebook.params import ParameterError
+from temporag.run import owned
 
 log = logging.getLogger(__name__)
 FIGURES_DIR = REPO_ROOT / "figures"
@@ -177,6 +178,20 @@ def check_output_dir(
             f"runs; {what} cannot write there — choose another output_dir, or leave it unset "
             "(runs/<profile>/... by default)"
         )
+
+
+def check_replaceable(out_dir: Path, figures_dir: Path | None = None) -> None:
+    """Refuse (one line, :class:`temporag.run.owned.NotKitFolder`) an output folder that publishing would
+    replace although the kit did not make it: one that exists, is not empty, and holds no run stamp —
+    ``-p output_dir=.`` or ``~/papers``.  A committed run's folder, directly under figures/, is the kit's
+    even without its stamp (git does not keep it)."""
+    figures = Path(figures_dir or FIGURES_DIR).resolve()
+    owned.check_replaceable(
+        out_dir,
+        lambda folder: (folder / STAMP).is_file() or folder.resolve().parent == figures,
+        f"a run stamp ({STAMP})",
+        "choose a new or empty output_dir (-p output_dir=...), or leave it unset (runs/<profile>/...)",
+    )
 
 
 # -- one writer per folder ---------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from temporag.methods import registry
 from temporag.notebook import outputs
 from temporag.notebook.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.notebook.params import ParameterError, check_given
-from temporag.run import kernel_log, oserrors
+from temporag.run import kernel_log, oserrors, owned
 from temporag.run.executed import finish_notebook
 from temporag.run.progress import engine_name, watch
 
@@ -303,7 +303,7 @@ def run_notebook(
     library's open progress bars inside a long cell (:mod:`temporag.progress`): a batch's progress lines."""
     try:
         source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
-    except ParameterError as exc:
+    except (ParameterError, owned.NotKitFolder) as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
     t0 = time.perf_counter()
@@ -343,7 +343,9 @@ def _prepare(
     check_given(name, parameters, declared)
     if parameters.get("questions_file"):
         _check_questions_file(Path(parameters["questions_file"]))
-    return source, parameters, resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+    out_dir = resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+    outputs.check_replaceable(out_dir, figures_dir)  # publishing replaces it: only a folder the kit made
+    return source, parameters, out_dir
 
 
 def _check_questions_file(path: Path) -> None:
