@@ -64,7 +64,8 @@ def test_the_command_line_refuses_output_dir_dot(dirs, tmp_path, monkeypatch, ca
 
 def test_what_may_be_replaced(tmp_path):
     figures = tmp_path / "figures"
-    missing, empty, stamped, committed = (tmp_path / "missing", tmp_path / "empty", tmp_path / "r", figures / "tour")
+    missing, empty, stamped = tmp_path / "missing", tmp_path / "empty", tmp_path / "r"
+    committed = figures / "tour"
     empty.mkdir()
     for folder in (stamped, committed):
         folder.mkdir(parents=True)

@@ -306,6 +306,7 @@ def run_notebook(
     except (ParameterError, owned.NotKitFolder) as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
+    outputs.sweep_runs(out_dir, figures_dir, runs_dir)  # what killed runs left, here and beside others
     t0 = time.perf_counter()
     try:
         with outputs.hold(out_dir, wait_s):
@@ -379,7 +380,7 @@ def current_run(
         source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except (ParameterError, OSError, ValueError):
         return None
-    outputs.sweep_stale(out_dir)  # a skipped run takes no lock, so recover() never sees what was left
+    outputs.sweep_runs(out_dir, figures_dir, runs_dir)  # what killed runs left, here and beside others
     executed = f"{name}.ipynb"
     if _is_current(out_dir, executed, source, {**parameters, "output_dir": str(out_dir)}):
         return RunOutcome(name, "skipped", 0.0, out_dir / executed, output_dir=out_dir)
@@ -415,7 +416,7 @@ def _run_locked(
     if on_cell is not None:
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
     watching = contextlib.ExitStack()
-    kernel_log_file = kernel_log.log_path(out_dir)  # the kernel process's own streams: not the console
+    kernel_log_file = kernel_log.log_path(staging)  # the kernel process's own streams: not the console
     kernel_streams = watching.enter_context(open(kernel_log_file, "w", encoding="utf-8"))
     if on_progress is not None:  # the kernel's progress bars, read from a side-channel file
         watching.enter_context(watch(on_progress))
@@ -445,7 +446,8 @@ def _run_locked(
             error += f"\n{named}"
         if "DeadKernelError" in error or "Kernel died" in error:  # what the kernel said last
             last = kernel_log.tail(kernel_log_file)
-            error += f"\nthe kernel's own output ({kernel_log_file}), last lines:\n{last}"
+            kept = kernel_log.log_path(outputs.failed_dir(out_dir))  # a failed run's staging is kept there
+            error += f"\nthe kernel's own output ({kept}), last lines:\n{last}"
     finally:
         watching.close()
         for key, value in env_before.items():
@@ -484,6 +486,7 @@ def _run_locked(
     stamp = fingerprint(source, params, modules)
     status = verdict or "ok"  # "incomplete": published, but not current (see _llm_verdict)
     recorded = {**_stamp(status, stamp, params, seconds, note), "modules": modules}
+    kernel_log_file.unlink(missing_ok=True)  # housekeeping of a run that worked: not published
     recorded["files"] = manifest(staging)
     save_json(staging / outputs.STAMP, recorded)
     outputs.publish(staging, out_dir)
