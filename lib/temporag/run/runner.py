@@ -490,8 +490,8 @@ def _run_locked(
     recorded["files"] = manifest(staging)
     save_json(staging / outputs.STAMP, recorded)
     outputs.publish(staging, out_dir)
-    if note:
-        log.warning("%s: %s", name, note)
+    if note:  # the caller prints it (once: the command line's summary); a log line would repeat it
+        log.info("%s: %s", name, note)
     return RunOutcome(
         name,
         status,
@@ -593,7 +593,16 @@ def summary(outcomes: list[RunOutcome]) -> str:
             lines.append(f"    this run's outputs: {o.kept} (the last complete run, if any, is unchanged)")
         lines += [f"    healed: {h}" for h in o.healed]  # each one line, bounded where it is made
         if o.note:
-            lines.append("    note: " + o.note[:300])
-            if o.status == "incomplete" and RESUME not in o.note[:300]:  # a long last error cut it off
-                lines.append("    " + RESUME)
+            lines.append("    note: " + clip_note(o.note))
     return "\n".join(lines)
+
+
+def clip_note(note: str, width: int = 300) -> str:
+    """A run's note for one summary line: whole when it fits, else cut at a word boundary with "…" — what
+    comes before the closing :data:`RESUME` (a long last error) is cut, never how to resume."""
+    tail = f"; {RESUME}" if note.endswith(f"; {RESUME}") else ""
+    head = note[: len(note) - len(tail)]
+    room = max(width - len(tail), 40)
+    if len(head) > room:
+        head = head[: room - 1].rsplit(" ", 1)[0].rstrip(" ,;:—-") + "…"
+    return head + tail
