@@ -132,7 +132,13 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     os.close(fd)
     tmp_path = Path(tmp)
     try:
-        write(tmp_path)
+        try:
+            write(tmp_path)
+        except OSError as exc:
+            if exc.filename is not None or exc.errno is None:
+                raise
+            # a write on an open file (a full disk in torch's ONNX export) names no file: name the entry
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
         os.chmod(tmp_path, 0o644)  # mkstemp makes 0600; results are meant to be shared
         os.replace(tmp_path, path)
     finally:

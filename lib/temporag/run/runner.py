@@ -441,7 +441,11 @@ def _run_locked(
                 log.warning("%s: its kernel died while starting (no cell ran); starting another", name)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
-        named = oserrors.from_text(error, staging)  # a full disk met inside a cell, named as such
+        # a full disk met inside a cell, named as such, with the file the cell's error names; the staging
+        # folder is gone by the time this is read, so an error that names no file is not pinned on it
+        cache = get_settings().cache_dir
+        unnamed = f"a file its error does not name (the run's folder: {out_dir}; the cache: {cache})"
+        named = oserrors.from_text(error, unnamed)
         if named:
             error += f"\n{named}"
         if "DeadKernelError" in error or "Kernel died" in error:  # what the kernel said last
