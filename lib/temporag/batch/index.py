@@ -64,7 +64,9 @@ def _number(value: Any) -> float | None:
 
 
 def headline(results: dict) -> list[dict[str, Any]]:
-    """Every metric recorded with the paper's value: key, kit, paper, n, reader (in recorded order)."""
+    """Every metric recorded with the paper's value: key, kit, paper, n, reader (in recorded order), and
+    ``other_questions`` when the run read a question file (the paper's number is on its own questions)."""
+    other = str((results.get("parameters") or {}).get("split") or "").startswith("questions_file:")
     rows = []
     for key, metric in (results.get("metrics") or {}).items():
         if not isinstance(metric, dict):
@@ -74,6 +76,7 @@ def headline(results: dict) -> list[dict[str, Any]]:
             continue
         rows.append(
             {"metric": key, "kit": kit, "paper": paper, "n": metric.get("n"), "reader": metric.get("reader")}
+            | ({"other_questions": True} if other else {})
         )
     return rows
 
@@ -196,7 +199,9 @@ def _fmt(value: float | None) -> str:
 def _summary_row(e: RunEntry, base: Path) -> str:
     esc = html.escape
     shown = "<br>".join(
-        f"{esc(h['metric'])}: kit {_fmt(h['kit'])} · paper {_fmt(h['paper'])}" for h in e.headline[:3]
+        f"{esc(h['metric'])}: kit {_fmt(h['kit'])} · paper {_fmt(h['paper'])}"
+        + (" (on other questions than this run's)" if h.get("other_questions") else "")
+        for h in e.headline[:3]
     )
     more = f"<br><a href='#{e.slug}'>all {len(e.headline)} →</a>" if len(e.headline) > 3 else ""
     try:
