@@ -233,7 +233,7 @@ def test_parallel_jobs_share_the_llm_cache_and_report_progress_per_job(tmp_path)
             assert f"[{i}/3 {label}] cell 4/4" in out  # three code cells and the injected parameters
             assert re.search(rf"\[{i}/3 {label}\] ok [0-9.]+ s → ", out), out
         root = tmp_path / "runs" / "grid" / "par" / "ask"
-        folders = [p for p in root.iterdir() if not p.name.startswith(".")]  # (.<name>.lock files beside)
+        folders = [p for p in root.iterdir() if not p.name.startswith(".")]  # (.<name>.failed beside)
         assert sorted(p.name for p in folders) == [
             "smoke-prefix=s-calls=3",
             "smoke-prefix=s-calls=4",

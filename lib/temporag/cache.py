@@ -132,7 +132,13 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     os.close(fd)
     tmp_path = Path(tmp)
     try:
-        write(tmp_path)
+        try:
+            write(tmp_path)
+        except OSError as exc:
+            if exc.filename is not None or exc.errno is None:
+                raise
+            # a write on an open file (a full disk in torch's ONNX export) names no file: name the entry
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
         os.chmod(tmp_path, 0o644)  # mkstemp makes 0600; results are meant to be shared
         os.replace(tmp_path, path)
     finally:
@@ -153,9 +159,23 @@ def exclusive(lock_file: str | Path, *, block: bool = True) -> Iterator[bool]:
     dies, so a killed run never blocks the next one; the lock file is removed on release (a waiter that
     locked the removed file notices and locks the new one), so no lock files pile up beside entries.
     """
+    lock_file = Path(lock_file)
+    fd = lock_fd(lock_file, block=block)
+    if fd is None:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        unlock_fd(lock_file, fd)
+
+
+def lock_fd(lock_file: Path, *, block: bool = True) -> int | None:
+    """An open descriptor holding the exclusive ``flock`` of ``lock_file`` (created if missing), or None
+    with ``block=False`` when another process holds it.  A file removed by its last holder between our
+    open and our lock is not the lock any more: we lock the new one (see :func:`exclusive`)."""
     import fcntl
 
-    lock_file = Path(lock_file)
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     while True:
         fd = os.open(lock_file, os.O_CREAT | os.O_RDWR, 0o644)
@@ -163,23 +183,23 @@ def exclusive(lock_file: str | Path, *, block: bool = True) -> Iterator[bool]:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
         except BlockingIOError:
             os.close(fd)
-            yield False
-            return
+            return None
         try:
             current = os.stat(lock_file).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
             current = False
         if current:
-            break
+            return fd
         os.close(fd)
+
+
+def unlock_fd(lock_file: Path, fd: int) -> None:
+    """Remove ``lock_file`` while still holding it, then release it: no lock file is left behind."""
     try:
-        yield True
-    finally:
-        try:
-            os.unlink(lock_file)
-        except FileNotFoundError:
-            pass
-        os.close(fd)
+        os.unlink(lock_file)
+    except FileNotFoundError:
+        pass
+    os.close(fd)
 
 
 def building(path: str | Path, *, block: bool = True):

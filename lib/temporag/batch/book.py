@@ -34,6 +34,7 @@ from temporag.batch.scorecard_page import scorecard_html
 from temporag.methods import registry
 from temporag.methods.book_entry import BookEntry, Headline, Number
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
+from temporag.run import owned
 from temporag.run.runner import reading_order
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
@@ -391,9 +392,7 @@ def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS
     runs = {p: find_run(figures_dir / p, p) for p in names}
     smoke = {p: find_run(runs_dir / "smoke" / p, p) for p in names}
     smoke = {p: r for p, r in smoke.items() if r is not None and r.notebook is not None}
-    staging = out.with_name(f".{out.name}.building")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging = owned.stage(out)  # refused before anything is built when out is not the kit's
 
     def write(page: str, nb, title: str, show_input: bool = False) -> None:
         (staging / page).write_text(render(nb, title, _nav(names, page), show_input), encoding="utf-8")
@@ -431,9 +430,7 @@ def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS
             page = notebook_page(smoke[p], f"{title} (smoke run)", files(smoke[p], f"{p}-smoke"), note)
             write(f"{p}-smoke.html", page, f"{title} (smoke)", True)
     write("paper-vs-code.html", paper_vs_code_page(runs.get("leaderboard")), "Paper vs released code vs kit")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
+    owned.put_in_place(staging, out, "temporag book")
     return out / "index.html"
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR
+from temporag.run import owned
 from temporag.run.runner import changed_since_stamp
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -64,7 +65,9 @@ def _number(value: Any) -> float | None:
 
 
 def headline(results: dict) -> list[dict[str, Any]]:
-    """Every metric recorded with the paper's value: key, kit, paper, n, reader (in recorded order)."""
+    """Every metric recorded with the paper's value: key, kit, paper, n, reader (in recorded order), and
+    ``other_questions`` when the run read a question file (the paper's number is on its own questions)."""
+    other = str((results.get("parameters") or {}).get("split") or "").startswith("questions_file:")
     rows = []
     for key, metric in (results.get("metrics") or {}).items():
         if not isinstance(metric, dict):
@@ -74,6 +77,7 @@ def headline(results: dict) -> list[dict[str, Any]]:
             continue
         rows.append(
             {"metric": key, "kit": kit, "paper": paper, "n": metric.get("n"), "reader": metric.get("reader")}
+            | ({"other_questions": True} if other else {})
         )
     return rows
 
@@ -201,7 +205,9 @@ def href(target: str) -> str:
 def _summary_row(e: RunEntry, base: Path) -> str:
     esc = html.escape
     shown = "<br>".join(
-        f"{esc(h['metric'])}: kit {_fmt(h['kit'])} · paper {_fmt(h['paper'])}" for h in e.headline[:3]
+        f"{esc(h['metric'])}: kit {_fmt(h['kit'])} · paper {_fmt(h['paper'])}"
+        + (" (on other questions than this run's)" if h.get("other_questions") else "")
+        for h in e.headline[:3]
     )
     more = f"<br><a href='#{e.slug}'>all {len(e.headline)} →</a>" if len(e.headline) > 3 else ""
     try:
@@ -257,9 +263,7 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
     out = Path(out)
     base = Path(figures_dir).resolve().parent
     entries = find_runs([Path(figures_dir), Path(runs_dir)])
-    staging = out.with_name(f".{out.name}.building")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging = owned.stage(out)  # refused before anything is built when out is not the kit's
     used: set[str] = set()
     for e in entries:
         slug = _slug(e, base)
@@ -292,7 +296,5 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
         + "</body></html>"
     )
     (staging / "index.html").write_text(page, encoding="utf-8")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
+    owned.put_in_place(staging, out, "temporag index")
     return out / "index.html"
