@@ -10,8 +10,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("TEMPORAG_DATA", REPO.parent / "shared" / "data")).resolve()
-# the cache signing key of this test session (and of the notebooks it runs): never the user's own
-os.environ["TEMPORAG_CACHE_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="temporag-key-")) / "cache.key")
+# the signing key of the tests' own empty caches (tmp_cache): never the user's.  Tests that use the user's
+# cache (the smoke notebooks) sign with the user's key, as any run does: a throwaway key there would make
+# every entry of that cache fail its check, so each test session would rebuild (and re-sign) all of it.
+TEST_CACHE_KEY = Path(tempfile.mkdtemp(prefix="temporag-key-")) / "cache.key"
 
 
 @pytest.fixture(scope="session")
@@ -66,6 +68,7 @@ def tmp_cache(tmp_path, monkeypatch) -> Path:
     """An empty cache folder for tests that must not see (or pollute) the user's cache."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("TEMPORAG_CACHE", str(cache))
+    monkeypatch.setenv("TEMPORAG_CACHE_KEY_FILE", str(TEST_CACHE_KEY))
     return cache
 
 
