@@ -17,7 +17,8 @@ import pytest
 from test_method_contract import QUIDS, check_row, workspace  # noqa: F401 - the contract's fixture
 
 from temporag.methods import registry
-from temporag.notebook.params import ParameterError, check_given, declarations
+from temporag.methods.params import ParameterError
+from temporag.methods.registry import check_given, declarations
 from temporag.run import runner
 
 REPO = Path(__file__).resolve().parents[1]

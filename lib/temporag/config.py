@@ -25,6 +25,24 @@ DEVICES = ("auto", "cpu", "cuda")
 DEFAULT_LLM_CONCURRENCY = 16  # TEMPORAG_DEVICE: where torch embeds and trains
 
 
+#: a recorded folder up to this many levels above the repository reads relative to it: inside the checkout,
+#: beside it (../shared/data) or beside its folder (../../shared/data from a git worktree under wt/)
+MAX_LEVELS_UP = 2
+
+
+def repo_relative(folder: str | Path, root: Path | None = None) -> str:
+    """A folder a run records (the data folder), relative to the repository when it lies inside or near
+    it, so a run from any checkout records the same kind of value whatever the setting's spelling
+    (relative, absolute, with ``..``); absolute when it is on another drive or far from the checkout."""
+    absolute = os.path.normpath(os.path.abspath(os.path.expanduser(str(folder))))
+    try:
+        relative = os.path.relpath(absolute, root or REPO_ROOT)
+    except ValueError:  # another drive: no relative form
+        return absolute
+    up = Path(relative).parts.count("..")
+    return Path(relative).as_posix() if up <= MAX_LEVELS_UP else absolute
+
+
 class SettingError(ValueError):
     """A ``TEMPORAG_*`` value the kit cannot use; its message is one line naming the setting, the value
     and the values allowed (the command line prints it alone, no traceback)."""

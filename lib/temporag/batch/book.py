@@ -32,7 +32,8 @@ from temporag.batch.index import TEMPLATES, _fmt, _read_json, changed_after_stam
 from temporag.batch.scorecard_page import scorecard_html
 from temporag.methods import registry
 from temporag.methods.book_entry import BookEntry, Headline, Number
-from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
+from temporag.methods.registry import notebook_path, output_name
+from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP
 from temporag.run.runner import reading_order
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"

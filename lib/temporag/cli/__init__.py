@@ -111,7 +111,7 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from temporag.notebook.params import declarations  # lazy: keeps `temporag --help` fast
+    from temporag.methods.registry import declarations  # lazy: keeps `temporag --help` fast
     from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     for name in runner.available_notebooks():
@@ -152,7 +152,7 @@ def _cmd_book(args) -> int:
 
 
 def _cmd_claims(args) -> int:
-    from temporag.claims import scorecard  # lazy: keeps `temporag --help` fast
+    from temporag.batch import scorecard  # lazy: keeps `temporag --help` fast
     from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     committed = sorted(p.parent for p in runner.FIGURES_DIR.glob("*/results.json"))
@@ -332,10 +332,8 @@ def _cmd_costs(args) -> int:
     import pandas as pd
 
     from temporag.config import DEFAULT_LLM_CONCURRENCY, get_settings  # lazy: keeps `temporag --help` fast
-    from temporag.run import (
-        costs,  # lazy: keeps `temporag --help` fast
-        runner,
-    )
+    from temporag.llm import costs  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     paths = [Path(p) for p in args.results] or costs.default_paths(runner.FIGURES_DIR)
     if not paths:

@@ -32,13 +32,12 @@ from typing import Any
 
 from temporag.cache import content_hash, file_sha256
 from temporag.config import REPO_ROOT
+from temporag.methods.params import ParameterError
 from temporag.methods.registry import output_name
-from temporag.notebook.params import ParameterError
 
 log = logging.getLogger(__name__)
 FIGURES_DIR = REPO_ROOT / "figures"
 RUNS_DIR = REPO_ROOT / "runs"
-NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 ENV_STAGING = "TEMPORAG_OUTPUT_STAGING"  # set by the runner: the folder a notebook really writes to
 ENV_FINAL = "TEMPORAG_OUTPUT_FINAL"  # ... and the folder it will be published as
 INTERACTIVE = "interactive"  # runs/interactive/<paper>/: notebook runs outside the runner
@@ -47,15 +46,6 @@ STAMP = "_run.json"  # the runner's stamp in a folder it published
 
 class OutputLocked(RuntimeError):
     """Another run is writing the same output folder."""
-
-
-def notebook_path(name: str, notebook_dir: Path | None = None) -> Path | None:
-    """The notebook whose outputs are called ``name`` ('tour' → notebooks/00_tour.ipynb), if any."""
-    folder = notebook_dir or NOTEBOOK_DIR
-    for path in sorted(folder.glob("*.ipynb")):
-        if path.stem == name or output_name(path.stem) == name:
-            return path
-    return None
 
 
 def declared_parameters(notebook: Path) -> dict[str, Any]:
