@@ -65,6 +65,23 @@ class Contender:
 
 
 @dataclass(frozen=True)
+class DocumentRows:
+    """A document method's rows in the leaderboard's documents section (TimeQA, TempReason, ComplexTR),
+    measured by the method's own notebook steps: ``prepare(datasets, sample_size, encoder, seed,
+    smoke=...)`` gives each data set's setup (its documents, a seeded question sample, the offline build);
+    ``rows(setup, profile)`` the rows, ``{label: (method, units shown to the reader)}``;
+    ``retrieval(method, questions, k)`` the per-question recall, tokens and latency;
+    ``reader(method, questions, llm, k=...)`` the reader's scores and ``reader_mean(read, measure)`` a
+    measure's mean (``{"value", "failed"}``: failed calls left out, counted)."""
+
+    prepare: Callable[..., Mapping[str, Any]]
+    rows: Callable[[Any, str], Mapping[str, tuple[Any, int]]]
+    retrieval: Callable[..., Any]
+    reader: Callable[..., Any]
+    reader_mean: Callable[..., Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
 class MethodEntry:
     """What a method package declares about itself."""
 
@@ -74,6 +91,7 @@ class MethodEntry:
     evidence: str = "kg_fact"  # what its rankings hold: "kg_fact" or "document_unit"
     paper: bool = True  # False for a baseline that reproduces no paper (its rows name no paper)
     leaderboard: tuple[Contender, ...] = ()
+    documents: DocumentRows | None = None  # its rows in the leaderboard's documents section (None: none)
     book: BookEntry | None = None  # its pages' title and first-page row in the book (None: no row)
     #: its paper vs released code rows (aspect, paper, released code, kit, from) for the leaderboard's
     #: paper-vs-code table; None: the kit has read no released code of it
