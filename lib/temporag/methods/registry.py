@@ -198,21 +198,32 @@ def find(notebook: str) -> tuple[MethodEntry, str] | None:
     return None
 
 
+def _may_register(name: str) -> bool:
+    """Whether the registry could know a notebook ``name`` the folder does not hold: a kit package's name
+    (a method's name stands for its notebook) or any installed entry point (it may ship its own file).
+    Asked without importing a method package."""
+    kit = {info.name for info in pkgutil.iter_modules(methods.__path__) if info.ispkg}
+    kit |= {package.rsplit(".", 1)[-1] for package in KIT_NOTEBOOKS}
+    return name in kit or bool(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
 def notebook_path(name: str, notebook_dir: Path | None = None) -> Path | None:
     """The one way to find a notebook's file, by its file name, output folder or method ('00_tour', 'tour',
-    'semantic'): ``<notebook_dir>/<name>.ipynb``, else the registered notebook (the file an installed
-    package ships, or its file in ``notebook_dir``), else a notebook in ``notebook_dir`` whose output
-    folder is ``name`` (one nobody registers, e.g. a test's own).  ``notebook_dir``: default notebooks/."""
+    'semantic'): a notebook in ``notebook_dir`` (default notebooks/) so named, or whose output folder is
+    ``name`` (one nobody registers, e.g. a test's own, included), else the registered notebook (the file an
+    installed package ships, or its file in ``notebook_dir``).  The folder is read first and the registry
+    only when it could know the name: its first lookup imports every method package (seconds), which a
+    notebook run of a test's own notebook never needs."""
     folder = notebook_dir or NOTEBOOK_DIR
     if (folder / f"{name}.ipynb").exists():
         return folder / f"{name}.ipynb"
-    found = find(name)
+    here = next((p for p in sorted(folder.glob("*.ipynb")) if output_name(p.stem) == name), None)
+    found = find(name) if here is None and _may_register(name) else None
     if found is not None and found[0].notebook is not None:
         entry = found[0]
         path = entry.notebook_path or folder / f"{entry.notebook_name}.ipynb"
-        if path.exists():
-            return path
-    return next((p for p in sorted(folder.glob("*.ipynb")) if output_name(p.stem) == name), None)
+        return path if path.exists() else None
+    return here
 
 
 def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
