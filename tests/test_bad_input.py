@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from temporag import cli, config
+from temporag.cli.environment import check_environment
 from temporag.run.runner import RunOutcome, run_counts, summary
 
 
@@ -58,7 +59,7 @@ from temporag.run.runner import RunOutcome, run_counts, summary
 def test_every_setting_is_checked_in_one_line(monkeypatch, capsys, name, value, message):
     monkeypatch.setenv(name, value)
     with pytest.raises(config.SettingError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
-        config.check_environment()
+        check_environment()
     assert cli.main(["data", "check"]) == 2  # the command line: one line, no traceback, before any work
     err = capsys.readouterr().err
     assert err.startswith(f"temporag: {message}") and err.count("\n") == 1
@@ -71,7 +72,7 @@ def test_good_settings_pass(monkeypatch):
         ("TEMPORAG_DEVICE", "CPU"),
     ):
         monkeypatch.setenv(name, value)
-    settings = config.check_environment()
+    settings = check_environment()
     assert (settings.llm_timeout, settings.data_strict, settings.device) == (2.5, True, "cpu")
 
 

@@ -92,8 +92,7 @@ def test_results_hold_no_machine_paths_and_stay_compact(tmp_path, tmp_cache, mon
 def test_results_record_the_data_folder_relative_to_the_checkout(tmp_path, tmp_cache, monkeypatch):
     """A run from a git worktree two levels below the shared data records it as ../../shared/data however
     TEMPORAG_DATA spells it (relative from elsewhere, absolute, with ..), one beside it as ../shared/data."""
-    from temporag.config import get_settings
-    from temporag.notebook.results import repo_relative
+    from temporag.config import get_settings, repo_relative
 
     project = tmp_path / "project"
     worktree, main = project / "wt" / "paper-run", project / "main"

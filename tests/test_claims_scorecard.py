@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from temporag import cli
-from temporag.claims import BEST, scorecard
+from temporag.batch import scorecard
+from temporag.claims import BEST
 from temporag.claims.rule import CONTRADICTED, NOT_RUN, NOT_TESTABLE, REPRODUCED
 
 PAPERS = ("star_rag", "tecqa", "timer4", "ia_rag", "sar")

@@ -12,9 +12,8 @@ from fakes import fake_llm
 
 from temporag.cli import main
 from temporag.config import Settings
-from temporag.llm import LLM, ResponseCache
+from temporag.llm import LLM, ResponseCache, costs
 from temporag.notebook.results import Results
-from temporag.run import costs
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,8 @@ import pytest
 from test_method_contract import QUIDS, check_row, workspace  # noqa: F401 - the contract's fixture
 
 from temporag.methods import registry
-from temporag.notebook.params import ParameterError, check_given, declarations
+from temporag.methods.params import ParameterError
+from temporag.methods.registry import check_given, declarations
 from temporag.run import runner
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,6 +123,32 @@ def test_without_a_headline_the_example_has_pages_but_no_first_page_row(installe
     assert "<a href='bm25_baseline.html'>bm25_baseline</a>" in listed
     # a baseline that reproduces no paper has no rows in the paper vs released code table either
     assert "bm25_baseline" not in set(code_table(REPO / "figures")["method"])
+
+
+def test_a_grid_runs_the_example_from_its_own_package(installed, tmp_path):
+    """A grid finds the installed notebook as the runner does (no copy in notebooks/), and reads its
+    parameters cell there."""
+    from temporag.batch import grid
+
+    path = tmp_path / "bm25.toml"
+    path.write_text('[[run]]\nnotebooks = ["bm25_baseline"]\nreader_k = [5, 10]\n', encoding="utf-8")
+    where = {"notebook_dir": registry.NOTEBOOK_DIR, "figures_dir": tmp_path / "f", "runs_dir": tmp_path / "r"}
+    jobs = grid.expand(path, **where)
+    assert [(j.notebook, j.parameters["reader_k"]) for j in jobs] == [("bm25_baseline", k) for k in (5, 10)]
+    path.write_text('[[run]]\nnotebooks = ["bm25_baseline"]\nreader_k = 0\n', encoding="utf-8")
+    with pytest.raises(Exception, match="reader_k = 0"):  # its own rule, read from its own cell
+        grid.expand(path, **where)
+
+
+def test_the_book_and_a_run_find_the_example_notebook_through_the_registry(installed, tmp_path):
+    from temporag.batch import book
+
+    own = installed.notebook_path
+    assert registry.notebook_path("bm25_baseline") == own == runner.notebook_path("bm25_baseline")
+    for name in ("a_first.ipynb", "bm25_baseline.ipynb"):  # the book shows the notebook named like its own
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    (tmp_path / "results.json").write_text('{"notebook": "bm25_baseline"}', encoding="utf-8")
+    assert book.find_run(tmp_path, "bm25_baseline").notebook == tmp_path / "bm25_baseline.ipynb"
 
 
 # last in the module: the contract's workspace fixture points TEMPORAG_CACHE at a temporary folder

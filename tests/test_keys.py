@@ -17,10 +17,12 @@ from fakes import tiny_notebook
 from temporag.batch import grid
 from temporag.batch.book import build_book
 from temporag.cache import content_hash
-from temporag.config import SettingError, check_environment, get_settings
+from temporag.cli.environment import check_environment
+from temporag.config import SettingError, get_settings
 from temporag.llm import LLM
 from temporag.llm.stub import StubServer
-from temporag.notebook.params import ParameterError, check_given
+from temporag.methods.params import ParameterError
+from temporag.methods.registry import check_given
 from temporag.redact import MASK, redact, redact_text, redact_url
 from temporag.run.runner import reproduce
 

@@ -150,7 +150,8 @@ def test_code_table_is_gathered_from_the_packages_and_the_committed_runs(tmp_pat
 
 
 def test_the_leaderboards_own_profile_defaults_win_over_the_kits():
-    from temporag.notebook.params import ParameterError, declarations
+    from temporag.methods.params import ParameterError
+    from temporag.methods.registry import declarations
 
     declared = declarations("leaderboard")
     smoke = declared.resolve({"profile": "smoke", "reader_sample": None, "document_sample": 7})

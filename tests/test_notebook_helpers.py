@@ -6,8 +6,8 @@ from collections import Counter
 
 import numpy as np
 
+from temporag.methods.params import KIT, Parameter, Parameters, Served, at_least, choice
 from temporag.notebook import start
-from temporag.notebook.params import KIT, Parameter, Parameters, Served, at_least, choice
 from temporag.sampling import stratified_sample
 
 

@@ -15,10 +15,11 @@ import pytest
 
 from temporag.config import REPO_ROOT, get_settings
 from temporag.methods import timer4
+from temporag.methods.params import KIT
+from temporag.methods.registry import declarations
 from temporag.methods.timer4 import experiments as timer4_experiments
 from temporag.methods.timer4 import runs as timer4_runs
 from temporag.notebook.outputs import output_name
-from temporag.notebook.params import KIT, declarations
 
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
 NAMES = [p.stem for p in NOTEBOOKS]

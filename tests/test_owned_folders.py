@@ -13,8 +13,7 @@ from test_runner_reliability import SLOW, _notebook
 
 from temporag import cli
 from temporag.batch.index import build_index
-from temporag.notebook import outputs
-from temporag.run import owned
+from temporag.notebook import outputs, owned
 from temporag.run.runner import reproduce
 
 

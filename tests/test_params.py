@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from temporag.methods import registry
+from temporag.methods.params import ParameterError, check
+from temporag.methods.registry import check_given, declarations
 from temporag.notebook import start
-from temporag.notebook.params import ParameterError, check, check_given, declarations
 from temporag.run import runner
 from temporag.run.runner import reproduce
 
@@ -122,7 +123,7 @@ def test_a_registered_methods_parameters_are_found_through_the_registry(tmp_path
         "ENTRY = MethodEntry('demo_method', 'demo_nb', order=99)\n"
     )
     (package / "params.py").write_text(
-        "from temporag.notebook.params import KIT, Parameter, Parameters, at_least\n"
+        "from temporag.methods.params import KIT, Parameter, Parameters, at_least\n"
         "PARAMETERS = Parameters(KIT['profile'], Parameter('depth', 'int', 2, 'hops', at_least(1)))\n"
     )
     dist = tmp_path / "demo_method-0.1.dist-info"
@@ -194,7 +195,7 @@ def test_methods_check_their_parameters(kg):
 
 def test_with_kit_wraps_a_notebooks_own_parameters_in_the_kits_block():
     """Every notebook's cell opens and closes with the same kit entries, declared once in ``with_kit``."""
-    from temporag.notebook.params import KIT, Parameter, at_least, with_kit
+    from temporag.methods.params import KIT, Parameter, at_least, with_kit
 
     depth = Parameter("depth", "int", 2, "hops", at_least(1))
     extra = Parameter("extra", "int", 0, "more", at_least(0))
@@ -217,7 +218,7 @@ def test_with_kit_wraps_a_notebooks_own_parameters_in_the_kits_block():
 def test_every_declared_notebook_opens_and_closes_with_the_kit():
     """The seven notebooks and the BM25 example all go through ``with_kit`` (a notebook written out by hand
     would drift: one once lacked ``seed``)."""
-    from temporag.notebook.params import CLOSING
+    from temporag.methods.params import CLOSING
 
     for name in ["00_tour", "ia_rag", "leaderboard", "sar", "star_rag", "tecqa", "timer4"]:
         names = declarations(name).names

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from temporag.notebook import plots
+from temporag.methods import plots
 
 
 def test_heatmap_writes_every_cell_with_the_first_row_at_the_bottom(tmp_path):

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 SETUP = """\
 from temporag.notebook.results import Results
-from temporag.notebook import plots
+from temporag.methods import plots
 import matplotlib.pyplot as plt
 plots.use_house_style()
 R = Results("display_check", {{"seed": 0}}, out_dir={out!r})"""
@@ -61,7 +61,7 @@ def test_a_saved_figure_shows_once_in_its_cell(tmp_path, monkeypatch, magic):
 def test_outside_a_kernel_nothing_is_displayed_and_the_figure_is_closed(tmp_path, capsys):
     import matplotlib.pyplot as plt
 
-    from temporag.notebook import plots  # noqa: F401 - the house backend (Agg)
+    from temporag.methods import plots  # noqa: F401 - the house backend (Agg)
     from temporag.notebook.results import Results
 
     r = Results("display_check", {"seed": 0}, out_dir=tmp_path)

@@ -22,8 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from temporag.methods import registry
+from temporag.methods.params import ParameterError
 from temporag.notebook import outputs
-from temporag.notebook.params import ParameterError
 from temporag.run.runner import reproduce, resolve_output_dir
 
 # A notebook that writes half its results, optionally sleeps (TEST_SLEEP, not a parameter, so the
@@ -300,7 +301,7 @@ def test_runner_rejects_unknown_names_without_starting_a_kernel(dirs, extra, mes
 def test_runner_rejects_bad_values_in_one_line(tmp_path):
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    shutil.copy(outputs.NOTEBOOK_DIR / "tecqa.ipynb", nbs / "tecqa.ipynb")  # checked, never started
+    shutil.copy(registry.NOTEBOOK_DIR / "tecqa.ipynb", nbs / "tecqa.ipynb")  # checked, never started
     kw = {"notebook_dir": nbs, "figures_dir": tmp_path / "f", "runs_dir": tmp_path / "r"}
     for extra, message in [
         ({"K": 0}, "parameter K = 0 is not allowed: K must be a whole number ≥ 1"),

@@ -372,7 +372,7 @@ def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
 
 def test_star_rag_declares_its_reader_defaults():
     from temporag.config import get_settings
-    from temporag.notebook.params import declarations
+    from temporag.methods.registry import declarations
 
     declared = declarations("star_rag")
     offline, served = get_settings(llm_base_url=None), get_settings(llm_base_url="http://gpu:8000/v1")

@@ -97,6 +97,22 @@ def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+
+_SHA_CACHE: dict[tuple[str, float, int], str] = {}  # (path, mtime, size) -> sha256 of an input file
+
+
+def data_checksums(paths: list[str | Path]) -> dict[str, str]:
+    """sha256 of each input file as read (memoised per size and mtime)."""
+    out = {}
+    for p in paths:
+        p = Path(p)
+        st = p.stat()
+        key = (str(p.resolve()), st.st_mtime, st.st_size)
+        if key not in _SHA_CACHE:
+            _SHA_CACHE[key] = file_sha256(p)
+        out[p.name] = _SHA_CACHE[key]
+    return out
+
 def cache_path(namespace: str, key: str, suffix: str, cache_dir: str | Path | None = None) -> Path:
     """The slot of one cache entry.  An entry already there that fails its check (no signature, or bytes
     that differ from it) is removed first, so a caller that tests ``path.exists()`` rebuilds it instead of

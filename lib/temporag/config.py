@@ -27,6 +27,24 @@ DEVICES = ("auto", "cpu", "cuda")
 DEFAULT_LLM_CONCURRENCY = 16  # TEMPORAG_DEVICE: where torch embeds and trains
 
 
+#: a recorded folder up to this many levels above the repository reads relative to it: inside the checkout,
+#: beside it (../shared/data) or beside its folder (../../shared/data from a git worktree under wt/)
+MAX_LEVELS_UP = 2
+
+
+def repo_relative(folder: str | Path, root: Path | None = None) -> str:
+    """A folder a run records (the data folder), relative to the repository when it lies inside or near
+    it, so a run from any checkout records the same kind of value whatever the setting's spelling
+    (relative, absolute, with ``..``); absolute when it is on another drive or far from the checkout."""
+    absolute = os.path.normpath(os.path.abspath(os.path.expanduser(str(folder))))
+    try:
+        relative = os.path.relpath(absolute, root or REPO_ROOT)
+    except ValueError:  # another drive: no relative form
+        return absolute
+    up = Path(relative).parts.count("..")
+    return Path(relative).as_posix() if up <= MAX_LEVELS_UP else absolute
+
+
 class SettingError(ValueError):
     """A ``TEMPORAG_*`` value the kit cannot use; its message is one line naming the setting, the value
     and the values allowed (the command line prints it alone, no traceback)."""
@@ -216,23 +234,6 @@ class Settings:
     def __repr__(self) -> str:  # a traceback or a print never shows the key or a URL's credentials
         shown = redact({f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr})
         return f"Settings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
-
-
-def check_environment() -> Settings:
-    """Every ``TEMPORAG_*`` setting read and checked once (a :class:`SettingError` names the first bad
-    one, its value and the values allowed) — what the command line runs before it starts any kernel."""
-    settings = Settings()
-    if settings.llm_base_url is not None:
-        from temporag.llm.endpoint import check_transport
-
-        check_transport(settings.llm_base_url, settings.llm_allow_http)
-    raw = os.environ.get("TEMPORAG_KERNEL_START_TIMEOUT")
-    if raw not in (None, ""):
-        _env_number("TEMPORAG_KERNEL_START_TIMEOUT", "60", float, 0.001, "seconds a kernel may take to start")
-    from temporag import limits  # lazy: limits reads its settings with this module's helpers
-
-    limits.check_all()
-    return settings
 
 
 def get_settings(**overrides) -> Settings:

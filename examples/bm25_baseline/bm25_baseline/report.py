@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporag.answer import evaluate
-from temporag.notebook import plots
+from temporag.methods import plots
 
 
 def recall_table(questions: Sequence, recall: dict[int, np.ndarray], results, seed: int = 0):

@@ -33,8 +33,9 @@ from temporag.batch.index import _fmt, _read_json, changed_after_stamp, headline
 from temporag.batch.scorecard_page import scorecard_html
 from temporag.methods import registry
 from temporag.methods.book_entry import BookEntry, Headline, Number
-from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
-from temporag.run import owned
+from temporag.methods.registry import notebook_path, output_name
+from temporag.notebook import owned
+from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP
 from temporag.run.runner import reading_order
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
@@ -370,7 +371,7 @@ def render(nb, title: str, nav: str, show_input: bool) -> str:
     """One page: ``nb`` through nbconvert with the book's offline template, every output sanitised."""
     from nbconvert.preprocessors import TagRemovePreprocessor
 
-    from temporag.batch.sanitize import html_exporter
+    from temporag.batch.sanitize import html_exporter  # lazy: bleach loads only when a page is rendered
 
     exporter = html_exporter(
         "book.html.j2",

@@ -37,8 +37,7 @@ from temporag.batch import cachesync, local
 from temporag.batch.jobs import Job, run_in_child
 from temporag.batch.local import log_file, report
 from temporag.config import get_settings
-from temporag.notebook import outputs
-from temporag.run import owned
+from temporag.notebook import outputs, owned
 from temporag.run.progress import Printer
 from temporag.run.runner import RunOutcome
 

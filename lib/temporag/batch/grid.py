@@ -32,8 +32,10 @@ from typing import Any
 
 from temporag.batch.jobs import Job, label_for
 from temporag.cache import content_hash
+from temporag.methods import registry
+from temporag.methods.params import ParameterError
+from temporag.methods.registry import check_given
 from temporag.notebook import outputs
-from temporag.notebook.params import ParameterError, check_given
 from temporag.redact import is_secret_name
 
 RESERVED = {"notebooks", "output_dir"}
@@ -113,7 +115,7 @@ def expand(
         )
     name = _slug(data.get("name") or path.stem)
     root = Path(runs_dir) / "grid" / name
-    available = {p.stem for p in Path(notebook_dir).glob("*.ipynb")}
+    available = registry.available_notebooks(Path(notebook_dir))  # installed methods' notebooks too
     jobs: dict[str, Job] = {}
     for number, block in enumerate(blocks, 1):
         where = f"grid file {path}, [[run]] block {number}" + (
@@ -152,7 +154,7 @@ def _block_jobs(block, where, root, available, notebook_dir, figures_dir, runs_d
     varying = [k for k, c in zip(keys, choices) if len(c) > 1]
     jobs = []
     for notebook in notebooks:
-        declared = outputs.declared_parameters(Path(notebook_dir) / f"{notebook}.ipynb")
+        declared = outputs.declared_parameters(registry.notebook_path(notebook, Path(notebook_dir)))
         for combo in itertools.product(*choices):
             parameters = dict(zip(keys, combo))
             try:

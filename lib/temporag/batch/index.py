@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from temporag.notebook import owned
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR
-from temporag.run import owned
 from temporag.run.runner import changed_since_stamp
 
-TEMPLATES = Path(__file__).with_name("templates")
 RESULTS_ONLY = "results only"  # e.g. a committed run in figures/: git keeps its numbers, not its notebook
 CHANGED = "changed after its run"  # a published folder whose files differ from its stamp's list: not current
 
@@ -169,7 +168,7 @@ def notebook_html(notebook: Path) -> str:
     output sanitised: :mod:`temporag.batch.sanitize`)."""
     import nbformat
 
-    from temporag.batch.sanitize import html_exporter
+    from temporag.batch.sanitize import html_exporter  # lazy: bleach loads only when a page is rendered
 
     body, _ = html_exporter("offline.html.j2").from_notebook_node(nbformat.read(notebook, as_version=4))
     return body

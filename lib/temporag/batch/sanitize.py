@@ -14,11 +14,14 @@ shown as ``image/png`` or ``image/svg+xml`` outputs are ``<img>`` tags the templ
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import bleach
 from bleach.css_sanitizer import CSSSanitizer
 from bleach.html5lib_shim import Filter
+
+TEMPLATES = Path(__file__).with_name("templates")  # the kit's offline nbconvert templates
 
 TAGS = frozenset(
     {
@@ -92,9 +95,7 @@ def html_exporter(template_file: str, **traits: Any):
     """nbconvert's lab-template HTML exporter over the kit's offline templates, with the sanitiser on:
     every HTML and markdown output, markdown cell and raw HTML cell passes :func:`clean_html`, and
     JavaScript outputs are left out."""
-    from nbconvert import HTMLExporter
-
-    from temporag.batch.index import TEMPLATES
+    from nbconvert import HTMLExporter  # lazy: nbconvert loads only when a page is rendered
 
     return HTMLExporter(
         template_name="lab",

@@ -1,6 +1,6 @@
 """The book's first section: the scorecard, every declared claim of every paper judged by the one rule.
 
-Each row is judged from the run's recorded per-question outcomes (:mod:`temporag.claims.scorecard`) and
+Each row is judged from the run's recorded per-question outcomes (:mod:`temporag.batch.scorecard`) and
 links to the notebook section that measures it.  The committed paper-profile run is judged where it
 holds outcomes; otherwise the smoke run (labelled so); a paper with neither says which run lacks them.
 """
@@ -11,7 +11,8 @@ import html
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
-from temporag.claims import rule, scorecard
+from temporag.batch import scorecard
+from temporag.claims import rule
 
 
 def _row(paper_title: str, page: str, r: dict, label: str) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 
 from temporag.claims import rule
 from temporag.claims.model import BEST, Claim
+from temporag.llm import costs
 
 COLUMNS = ("paper", "claim", "where", "statement", "paper's numbers", "protocol", "kit's own", "compared",
            "measure", "verdict", "n", "effect", "ci_low", "ci_high", "mde", "best", "note")
@@ -115,8 +116,6 @@ def summary(rows: Sequence[dict]) -> str:
 def served_cost(results_json: str | Path) -> str:
     """What a served model reading every question of this notebook costs, from the run's own accounting
     (``temporag costs``); "" when the run recorded none."""
-    from temporag.run import costs  # lazy: the claims layer reads costs only for untestable claims
-
     try:
         p = costs.read_run(results_json).projected()
     except Exception:  # noqa: BLE001 — a cost note is a courtesy: it never fails a claims table

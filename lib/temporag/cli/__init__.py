@@ -123,7 +123,7 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from temporag.notebook.params import declarations  # lazy: keeps `temporag --help` fast
+    from temporag.methods.registry import declarations  # lazy: keeps `temporag --help` fast
     from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     for name in runner.available_notebooks():
@@ -164,7 +164,7 @@ def _cmd_book(args) -> int:
 
 
 def _cmd_claims(args) -> int:
-    from temporag.claims import scorecard  # lazy: keeps `temporag --help` fast
+    from temporag.batch import scorecard  # lazy: keeps `temporag --help` fast
     from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     committed = sorted(p.parent for p in runner.FIGURES_DIR.glob("*/results.json"))
@@ -344,10 +344,8 @@ def _cmd_costs(args) -> int:
     import pandas as pd
 
     from temporag.config import DEFAULT_LLM_CONCURRENCY, get_settings  # lazy: keeps `temporag --help` fast
-    from temporag.run import (
-        costs,  # lazy: keeps `temporag --help` fast
-        runner,
-    )
+    from temporag.llm import costs  # lazy: keeps `temporag --help` fast
+    from temporag.run import runner  # lazy: keeps `temporag --help` fast
 
     paths = [Path(p) for p in args.results] or costs.default_paths(runner.FIGURES_DIR)
     if not paths:
@@ -526,11 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from temporag.config import (  # lazy: keeps `import temporag.cli` light
-        SettingError,
-        check_environment,
-        export_absolute_paths,
-    )
+    from temporag.cli.environment import check_environment  # lazy: keeps `import temporag.cli` light
+    from temporag.config import SettingError, export_absolute_paths  # lazy: as the line above
 
     args = build_parser().parse_args(argv)
     export_absolute_paths()  # relative TEMPORAG_DATA / TEMPORAG_CACHE: against the caller's directory
@@ -540,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"temporag: {exc}", file=sys.stderr)
         return 2
     from temporag.data.errors import DataFormatError, MissingDataError  # lazy: a light import
-    from temporag.run.owned import NotKitFolder  # lazy: a light import
+    from temporag.notebook.owned import NotKitFolder  # lazy: a light import
 
     try:
         return int(args.func(args) or 0)

@@ -3,9 +3,9 @@
 MultiTQ's template reader does not apply to documents, so this part of the leaderboard has the
 LLM-free retrieval recall (every gold answer contained in the retrieved text, DyG-RAG's rule), the
 context's cl100k tokens, retrieval latency, and DyG-RAG's token-level reader accuracy on a small seeded
-sample — all through IA-RAG's own notebook steps (:mod:`temporag.methods.ia_rag.setups` and
-:mod:`~temporag.methods.ia_rag.reader_tables`), with the same MiniLM encoder as the MultiTQ methods and
-the paper's K1 / K2.
+sample — all through the declaring method's own notebook steps (``documents=`` of its registry entry:
+IA-RAG declares Vanilla RAG and IA-RAG), with the same MiniLM encoder as the MultiTQ methods and the
+paper's K1 / K2.
 """
 
 from __future__ import annotations
@@ -16,47 +16,40 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer import evaluate
-from temporag.methods.ia_rag import corpus
-from temporag.methods.ia_rag.reader_tables import read_scores, reader_mean
-from temporag.methods.ia_rag.retrieval import score_retrieval
-from temporag.methods.ia_rag.setups import documents_for
-from temporag.methods.ia_rag.setups import prepare as prepare_setup
+from temporag.methods import registry
+from temporag.methods.registry import DocumentRows
 from temporag.sampling import stratified_sample
 
-VANILLA_CHUNKS = 2  # chunks Vanilla RAG shows (the IA-RAG notebook's default)
-IA_UNITS = {"smoke": 15, "paper": 40}  # IA-RAG units shown to the reader (the IA-RAG notebook's defaults)
+
+def declared() -> list[DocumentRows]:
+    """Every registered method's document rows, in reading order."""
+    return [e.documents for e in registry.entries() if e.documents is not None]
 
 
-def prepare(datasets: Sequence[str], sample_size: int | None, encoder, seed: int = 0, *, smoke: bool) -> dict:
-    """Each data set's documents, a seeded (stratified) question sample and IA-RAG's offline build; a smoke
-    corpus is the documents the questions name plus three distractors.  The generator is drawn exactly as
-    the IA-RAG notebook draws it (seeded by ``seed``, data sets in order), so with the same sample size the
-    corpora — and their cached builds — are the IA-RAG notebook's own."""
-    rng = np.random.default_rng(seed)
-    setups = {}
-    for ds in datasets:
-        docs, qas, _ = corpus.load(ds)
-        qs = stratified_sample(qas, sample_size, rng)
-        if smoke:
-            docs = documents_for(qs, docs, 3, rng)
-        setups[ds] = prepare_setup(ds, docs, qs, encoder, progress=False)
-    return setups
+def prepare(
+    datasets: Sequence[str], sample_size: int | None, encoder, seed: int = 0, *, smoke: bool
+) -> list[tuple[DocumentRows, dict]]:
+    """Each declaring method's setups for ``datasets`` (its documents, a seeded question sample, its
+    offline build), built by the method's own ``prepare``."""
+    return [(rows, rows.prepare(datasets, sample_size, encoder, seed, smoke=smoke)) for rows in declared()]
 
 
-def methods_of(setup) -> dict:
-    """The two rows of IA-RAG's Table 2 for one data set, with the context each shows its reader."""
-    return {"Vanilla RAG": (setup.vanilla_chunks(), VANILLA_CHUNKS), "IA-RAG": (setup.ia_rag(), None)}
-
-
-def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
+def score(setups: list[tuple[DocumentRows, dict]], llm, reader_sample: int, profile: str, seed: int = 0):
     """One row per (data set, method): retrieval recall with its 95% interval, tokens, latency, and the
     reader's DyG-RAG accuracy / recall on ``reader_sample`` seeded questions (with its calls and tokens)."""
     rows = []
+    for method_rows, by_dataset in setups:
+        rows += _rows(method_rows, by_dataset, llm, reader_sample, profile, seed)
+    return pd.DataFrame(rows)
+
+
+def _rows(method_rows: DocumentRows, setups: dict, llm, reader_sample: int, profile: str, seed: int) -> list:
+    """One declaring method's rows of :func:`score`, data set by data set."""
+    rows = []
     for ds, setup in setups.items():
         sample = stratified_sample(setup.questions, reader_sample, np.random.default_rng(seed + 1))
-        for name, (method, k) in methods_of(setup).items():
-            k_shown = k if k is not None else IA_UNITS[profile]
-            found = score_retrieval(method, setup.questions, k_shown)
+        for name, (method, k_shown) in method_rows.rows(setup, profile).items():
+            found = method_rows.retrieval(method, setup.questions, k_shown)
             low, high = evaluate.bootstrap_ci(found["recall"], seed=seed)
             latency = evaluate.latency_summary(found["latency_s"])
             row = {
@@ -71,14 +64,14 @@ def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
                 "retrieval p95 ms": latency["p95_ms"],
             }
             if llm is not None and sample:
-                read = read_scores(method, sample, llm, k=k_shown)
+                read = method_rows.reader(method, sample, llm, k=k_shown)
                 records = read["records"]
-                accuracy = reader_mean(read, "accuracy")  # failed calls left out, counted
+                accuracy = method_rows.reader_mean(read, "accuracy")  # failed calls left out, counted
                 row.update(
                     {
                         "reader n": len(sample),
                         "reader accuracy": accuracy["value"],
-                        "reader recall": reader_mean(read, "recall")["value"],
+                        "reader recall": method_rows.reader_mean(read, "recall")["value"],
                         "reader failed": accuracy["failed"],
                         "LLM calls / question": float(np.mean([r.llm_calls for r in records])),
                         "reader tokens / question": float(
@@ -87,4 +80,4 @@ def score(setups: dict, llm, reader_sample: int, profile: str, seed: int = 0):
                     }
                 )
             rows.append(row)
-    return pd.DataFrame(rows)
+    return rows

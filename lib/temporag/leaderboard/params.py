@@ -5,7 +5,7 @@ its pages' title in the book (no first-page row: it compares the papers rather t
 from __future__ import annotations
 
 from temporag.methods.book_entry import BookEntry
-from temporag.notebook.params import KIT, Parameter, at_least, flag, with_kit
+from temporag.methods.params import KIT, Parameter, at_least, flag, with_kit
 
 PARAMETERS = with_kit(
     KIT["ks"],

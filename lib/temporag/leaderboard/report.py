@@ -25,8 +25,7 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer.evaluate import category_rows
-from temporag.methods import registry
-from temporag.notebook import plots
+from temporag.methods import plots, registry
 from temporag.reported import PAPERS, PaperRef, reported
 
 

@@ -26,6 +26,7 @@ import pandas as pd
 from temporag import limits
 from temporag.answer import evaluate
 from temporag.data import multitq
+from temporag.data._read import json_list_records, read_capped
 from temporag.leaderboard.report import pivot
 from temporag.leaderboard.scores import KS, with_ci
 
@@ -55,8 +56,6 @@ def _records(path: Path) -> tuple[list, list[str]]:
     """(records, where each one is) of a predictions file, read within the kit's caps
     (:mod:`temporag.limits`): a JSON list and JSON Lines name a record's line, a results.json its place
     in ``predictions``."""
-    from temporag.data._read import json_list_records, read_capped
-
     text = read_capped(path, _HINT)
     if text.lstrip("\ufeff" + _SPACE).startswith("["):
         pairs = list(json_list_records(text, path, _HINT))

@@ -29,7 +29,9 @@ Why the extra machinery around a plain API call, module by module:
   in a row used the retry budget (``TEMPORAG_LLM_RETRY_BUDGET``, default 2 × the timeout; a timeout
   counts at once), the circuit breaker stops every thread's next request; the per-process call tally;
 * :mod:`~temporag.llm.backends` — the OpenAI-compatible and the embedded llama-cpp backends; token counts
-  travel with every response, labelled with where they came from.
+  travel with every response, labelled with where they came from;
+* :mod:`~temporag.llm.costs` — what a run's calls cost, read from its ``results.json`` (``temporag costs``,
+  and the claims tables' note on an untestable claim).
 
 A backend is any object with ``complete(messages, params) -> dict`` returning an OpenAI-shaped chat
 completion dict; tests inject fakes through ``LLM(backend=...)``.

@@ -18,7 +18,13 @@ Entries are found in two places:
 
 The package an entry was found in (:func:`package`) is where the rest of the method's declarations live:
 its notebook's parameters are ``PARAMETERS`` in ``<package>.params`` or in the package itself
-(:func:`temporag.notebook.params.declarations`).
+(:func:`declarations`), its claims ``CLAIMS`` in ``<package>.claims``.  Every lookup of a notebook goes
+through here (:func:`notebook_path`, :func:`available_notebooks`): the runner, grids, a notebook's results
+and the book find a notebook installed from outside as they find the kit's.
+
+The declarations (:class:`MethodEntry`, :class:`Contender`, the parameter vocabulary in
+:mod:`temporag.methods.params`) import nothing above the methods layer; the lookups import the declaring
+packages by name only, when first asked.
 """
 
 from __future__ import annotations
@@ -28,16 +34,19 @@ import importlib
 import importlib.metadata
 import importlib.util
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import temporag.methods as methods
+from temporag.config import REPO_ROOT
 from temporag.methods.book_entry import BookEntry
+from temporag.methods.params import Parameters, check, check_names
 
 ENTRY_POINT_GROUP = "temporag.methods"
 KIT_NOTEBOOKS = ("temporag.leaderboard",)  # kit packages with an ``entry`` module that are no method
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"  # the kit's notebooks (an installed method ships its own file)
 
 
 class RegistryError(RuntimeError):
@@ -56,6 +65,23 @@ class Contender:
 
 
 @dataclass(frozen=True)
+class DocumentRows:
+    """A document method's rows in the leaderboard's documents section (TimeQA, TempReason, ComplexTR),
+    measured by the method's own notebook steps: ``prepare(datasets, sample_size, encoder, seed,
+    smoke=...)`` gives each data set's setup (its documents, a seeded question sample, the offline build);
+    ``rows(setup, profile)`` the rows, ``{label: (method, units shown to the reader)}``;
+    ``retrieval(method, questions, k)`` the per-question recall, tokens and latency;
+    ``reader(method, questions, llm, k=...)`` the reader's scores and ``reader_mean(read, measure)`` a
+    measure's mean (``{"value", "failed"}``: failed calls left out, counted)."""
+
+    prepare: Callable[..., Mapping[str, Any]]
+    rows: Callable[[Any, str], Mapping[str, tuple[Any, int]]]
+    retrieval: Callable[..., Any]
+    reader: Callable[..., Any]
+    reader_mean: Callable[..., Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
 class MethodEntry:
     """What a method package declares about itself."""
 
@@ -65,6 +91,7 @@ class MethodEntry:
     evidence: str = "kg_fact"  # what its rankings hold: "kg_fact" or "document_unit"
     paper: bool = True  # False for a baseline that reproduces no paper (its rows name no paper)
     leaderboard: tuple[Contender, ...] = ()
+    documents: DocumentRows | None = None  # its rows in the leaderboard's documents section (None: none)
     book: BookEntry | None = None  # its pages' title and first-page row in the book (None: no row)
     #: its paper vs released code rows (aspect, paper, released code, kit, from) for the leaderboard's
     #: paper-vs-code table; None: the kit has read no released code of it
@@ -156,14 +183,6 @@ def notebooks() -> list[str]:
     return [e.notebook_name for e in entries() if e.notebook is not None]
 
 
-def notebook_file(name: str) -> Path | None:
-    """The file of a registered notebook that lives in its own package (None: look in notebooks/)."""
-    for entry in entries():
-        if entry.notebook_name == name and entry.notebook_path is not None:
-            return entry.notebook_path
-    return None
-
-
 def output_name(notebook: str) -> str:
     """The folder a notebook's outputs go to: '00_tour' → 'tour' (a leading reading-order number dropped)."""
     return notebook.split("_", 1)[1] if notebook[:2].isdigit() and "_" in notebook else notebook
@@ -177,3 +196,76 @@ def find(notebook: str) -> tuple[MethodEntry, str] | None:
         if notebook == entry.name or notebook in own:
             return entry, _found()[entry.name][1]
     return None
+
+
+def _may_register(name: str) -> bool:
+    """Whether the registry could know a notebook ``name`` the folder does not hold: a kit package's name
+    (a method's name stands for its notebook) or any installed entry point (it may ship its own file).
+    Asked without importing a method package."""
+    kit = {info.name for info in pkgutil.iter_modules(methods.__path__) if info.ispkg}
+    kit |= {package.rsplit(".", 1)[-1] for package in KIT_NOTEBOOKS}
+    return name in kit or bool(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
+def notebook_path(name: str, notebook_dir: Path | None = None) -> Path | None:
+    """The one way to find a notebook's file, by its file name, output folder or method ('00_tour', 'tour',
+    'semantic'): a notebook in ``notebook_dir`` (default notebooks/) so named, or whose output folder is
+    ``name`` (one nobody registers, e.g. a test's own, included), else the registered notebook (the file an
+    installed package ships, or its file in ``notebook_dir``).  The folder is read first and the registry
+    only when it could know the name: its first lookup imports every method package (seconds), which a
+    notebook run of a test's own notebook never needs."""
+    folder = notebook_dir or NOTEBOOK_DIR
+    if (folder / f"{name}.ipynb").exists():
+        return folder / f"{name}.ipynb"
+    here = next((p for p in sorted(folder.glob("*.ipynb")) if output_name(p.stem) == name), None)
+    found = find(name) if here is None and _may_register(name) else None
+    if found is not None and found[0].notebook is not None:
+        entry = found[0]
+        path = entry.notebook_path or folder / f"{entry.notebook_name}.ipynb"
+        return path if path.exists() else None
+    return here
+
+
+def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
+    """Notebook names present in ``notebook_dir`` or registered by a method package with its own
+    notebook file, in the kit's reading order (tour first, leaderboard last, others after it)."""
+    notebook_dir = notebook_dir or NOTEBOOK_DIR
+    names = {p.stem for p in notebook_dir.glob("*.ipynb")}
+    names |= {e.notebook_name for e in entries() if e.notebook_path and e.notebook_path.exists()}
+    order = notebooks()
+    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
+
+
+def check_given(notebook: str, values: Mapping[str, Any], cell_names: Iterable[str]) -> None:
+    """The runner's check before any kernel starts: every name declared by the notebook, every value
+    within its rule.  A notebook the kit does not declare (or another notebook under a kit notebook's
+    name, whose cell holds other names) is checked against the names of its cell and the kit's rules."""
+    cell_names = list(cell_names)
+    declared = declarations(notebook)
+    if declared is not None and set(declared.names) == set(cell_names):
+        declared.check_given(values, notebook)
+        return
+    check_names(values, cell_names, notebook)
+    check(**values)
+
+
+def declared_in(modules: Iterable[str], name: str = "PARAMETERS", kind: type = Parameters) -> Any:
+    """``name`` (an instance of ``kind``) of the first of ``modules`` that exists and declares it."""
+    for module in modules:
+        try:
+            found = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and module.startswith(exc.name):
+                continue  # no such module: try the next place
+            raise
+        if isinstance(getattr(found, name, None), kind):
+            return getattr(found, name)
+    return None
+
+
+def declarations(notebook: str) -> Parameters | None:
+    """The :class:`Parameters` a registered notebook's package declares ('00_tour' and 'tour' → the tour's),
+    or None for a notebook nobody declares (e.g. a test's own): ``PARAMETERS`` in ``<package>.params`` or
+    ``<package>``, the package its entry was found in (the kit's, or one installed by an entry point)."""
+    found = find(notebook)
+    return declared_in((f"{found[1]}.params", found[1])) if found else None

@@ -1,21 +1,8 @@
-"""The notebook harness: ``start()`` right after the parameters cell, parameter declarations, the Results
-recorder, plots and output-folder rules.
+"""The notebook harness, above the methods it runs: ``start()`` right after the parameters cell (the
+notebook's declared parameters found through the registry), the Results recorder and the output-folder
+rules.  The parameter vocabulary and the house plots a method package uses live below, in
+:mod:`temporag.methods.params` and :mod:`temporag.methods.plots`."""
 
-``start`` is re-exported lazily: method packages import :mod:`temporag.notebook.params` for their
-declarations, and that must not pull in the embedder and the LLM client that ``start`` needs.
-"""
-
-from __future__ import annotations
-
-from typing import Any
+from temporag.notebook.session import start
 
 __all__ = ["start"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "start":
-        from temporag.notebook.session import start  # lazy: keeps parameter declarations light
-
-        globals()["start"] = start  # found once; the module is ``session``, so nothing rebinds the name
-        return start
-    raise AttributeError(f"module 'temporag.notebook' has no attribute {name!r}")

@@ -32,15 +32,14 @@ from typing import Any
 
 from temporag.cache import content_hash, file_sha256, lock_fd, unlock_fd
 from temporag.config import REPO_ROOT
+from temporag.methods.params import ParameterError
 from temporag.methods.registry import output_name
-from temporag.notebook.params import ParameterError
+from temporag.notebook import owned
 from temporag.redact import redact_text
-from temporag.run import owned
 
 log = logging.getLogger(__name__)
 FIGURES_DIR = REPO_ROOT / "figures"
 RUNS_DIR = REPO_ROOT / "runs"
-NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 ENV_STAGING = "TEMPORAG_OUTPUT_STAGING"  # set by the runner: the folder a notebook really writes to
 ENV_FINAL = "TEMPORAG_OUTPUT_FINAL"  # ... and the folder it will be published as
 INTERACTIVE = "interactive"  # runs/interactive/<paper>/: notebook runs outside the runner
@@ -49,15 +48,6 @@ STAMP = "_run.json"  # the runner's stamp in a folder it published
 
 class OutputLocked(RuntimeError):
     """Another run is writing the same output folder."""
-
-
-def notebook_path(name: str, notebook_dir: Path | None = None) -> Path | None:
-    """The notebook whose outputs are called ``name`` ('tour' → notebooks/00_tour.ipynb), if any."""
-    folder = notebook_dir or NOTEBOOK_DIR
-    for path in sorted(folder.glob("*.ipynb")):
-        if path.stem == name or output_name(path.stem) == name:
-            return path
-    return None
 
 
 def declared_parameters(notebook: Path) -> dict[str, Any]:
@@ -182,7 +172,7 @@ def check_output_dir(
 
 
 def check_replaceable(out_dir: Path, figures_dir: Path | None = None) -> None:
-    """Refuse (one line, :class:`temporag.run.owned.NotKitFolder`) an output folder that publishing would
+    """Refuse (one line, :class:`temporag.notebook.owned.NotKitFolder`) an output folder that publishing would
     replace although the kit did not make it: one that exists, is not empty, and holds no run stamp —
     ``-p output_dir=.`` or ``~/papers``.  A committed run's folder, directly under figures/, is the kit's
     even without its stamp (git does not keep it)."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import platform
 import re
 import sys
@@ -29,30 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from temporag import __version__
-from temporag.cache import atomic_write, file_sha256, heals
-from temporag.config import REPO_ROOT, Settings, get_settings, torch_device
+from temporag.cache import atomic_write, data_checksums, heals
+from temporag.config import REPO_ROOT, Settings, get_settings, repo_relative, torch_device
 from temporag.data.paths import mismatches
 from temporag.llm import call_stats
-from temporag.methods import artifacts
+from temporag.methods import artifacts, registry
 from temporag.notebook import outputs
 from temporag.redact import redact
 from temporag.reported import PaperRef
 from temporag.retrieval.embed_onnx import check_backend
-
-_SHA_CACHE: dict[tuple[str, float, int], str] = {}
-
-
-def data_checksums(paths: list[str | Path]) -> dict[str, str]:
-    """sha256 of each input file as read (memoised per size and mtime)."""
-    out = {}
-    for p in paths:
-        p = Path(p)
-        st = p.stat()
-        key = (str(p.resolve()), st.st_mtime, st.st_size)
-        if key not in _SHA_CACHE:
-            _SHA_CACHE[key] = file_sha256(p)
-        out[p.name] = _SHA_CACHE[key]
-    return out
 
 
 def portable(text: str) -> str:
@@ -63,24 +47,6 @@ def portable(text: str) -> str:
             # a whole path only: a one-folder parent ("/ws") must not rewrite a name ("methods/wsgi.py")
             text = re.sub(rf"(?<![\w.~/-]){re.escape(prefix)}(?![\w.~-])", lambda _, s=short: s, text)
     return text
-
-
-#: a recorded folder up to this many levels above the repository reads relative to it: inside the checkout,
-#: beside it (../shared/data) or beside its folder (../../shared/data from a git worktree under wt/)
-MAX_LEVELS_UP = 2
-
-
-def repo_relative(folder: str | Path, root: Path | None = None) -> str:
-    """A folder a run records (the data folder), relative to the repository when it lies inside or near
-    it, so a run from any checkout records the same kind of value whatever the setting's spelling
-    (relative, absolute, with ``..``); absolute when it is on another drive or far from the checkout."""
-    absolute = os.path.normpath(os.path.abspath(os.path.expanduser(str(folder))))
-    try:
-        relative = os.path.relpath(absolute, root or REPO_ROOT)
-    except ValueError:  # another drive: no relative form
-        return absolute
-    up = Path(relative).parts.count("..")
-    return Path(relative).as_posix() if up <= MAX_LEVELS_UP else absolute
 
 
 def kit_modules() -> list[str]:
@@ -218,7 +184,7 @@ class Results:
         self.question_set = replaced_split(params)
         defaults = None
         if "profile" in params:
-            found = outputs.notebook_path(name)
+            found = registry.notebook_path(name)
             defaults = outputs.declared_parameters(found) if found is not None else {}
         # the runner always names the folder (its staging folder); a run outside it goes to its own
         self.dir = Path(out_dir) if out_dir else outputs.interactive_output_dir(name)

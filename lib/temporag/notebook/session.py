@@ -1,5 +1,5 @@
 """What every notebook does right after its ``parameters`` cell: collect and resolve its declared
-parameters (:mod:`temporag.notebook.params`), the settings, the question set, the seeded generator and the
+parameters (:mod:`temporag.methods.params`), the settings, the question set, the seeded generator and the
 results folder — in one call, so the notebook itself reads like the paper."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import numpy as np
 
 from temporag.config import Settings, get_settings
 from temporag.llm import LLM, LLMError, find_embedded_gguf
+from temporag.methods.params import KIT, Parameters
+from temporag.methods.registry import declarations
 from temporag.notebook import outputs
-from temporag.notebook.params import KIT, Parameters, declarations
 from temporag.notebook.results import Results
 from temporag.retrieval.embed import run_backend
 from temporag.sampling import stratified_sample
@@ -81,7 +82,7 @@ def start(
     declared: Parameters | None = None,
 ) -> Run:
     """Resolve a notebook run from its parameters cell: ``namespace`` is the notebook's ``globals()``
-    (or a dict of parameters); the declared parameters (:func:`temporag.notebook.params.declarations`, or
+    (or a dict of parameters); the declared parameters (:func:`temporag.methods.registry.declarations`, or
     ``declared``) are read from it, checked, and where None given the notebook's profile default.
 
     Every default is resolved here and recorded in ``results.json`` (never ``null`` for a value the run

@@ -35,18 +35,21 @@ from pathlib import Path
 
 from temporag import __version__
 from temporag.cache import content_hash, file_sha256, save_json
-from temporag.config import REPO_ROOT, export_absolute_paths, get_settings
+from temporag.config import export_absolute_paths, get_settings
+from temporag.data._read import read_json_file
+from temporag.data.errors import InputLimitError
 from temporag.methods import registry
-from temporag.notebook import outputs
+from temporag.methods.params import ParameterError
+from temporag.methods.registry import available_notebooks, check_given
+from temporag.notebook import outputs, owned
 from temporag.notebook.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
-from temporag.notebook.params import ParameterError, check_given
 from temporag.redact import redact, redact_text
-from temporag.run import kernel_log, oserrors, owned
+from temporag.run import kernel_log, oserrors
 from temporag.run.executed import finish_notebook
 from temporag.run.progress import engine_name, watch
 
 log = logging.getLogger(__name__)
-NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+NOTEBOOK_DIR = registry.NOTEBOOK_DIR
 FIGURES_DIR = outputs.FIGURES_DIR
 RUNS_DIR = outputs.RUNS_DIR
 
@@ -58,9 +61,9 @@ def reading_order() -> list[str]:
 
 
 def notebook_path(name: str, notebook_dir: Path | None = None) -> Path:
-    """A notebook's file: in ``notebook_dir`` (default notebooks/), or in the package that registered it."""
-    local = (notebook_dir or NOTEBOOK_DIR) / f"{name}.ipynb"
-    return local if local.exists() else registry.notebook_file(name) or local
+    """A notebook's file (:func:`temporag.methods.registry.notebook_path`), else where it would be in
+    ``notebook_dir`` (default notebooks/), for the error that says it is missing."""
+    return registry.notebook_path(name, notebook_dir) or (notebook_dir or NOTEBOOK_DIR) / f"{name}.ipynb"
 
 
 @dataclass(frozen=True)
@@ -90,16 +93,6 @@ class RunOutcome:
         paths = {"executed", "output_dir", "kept"}
         fields = {k: Path(v) if k in paths and v is not None else v for k, v in data.items()}
         return cls(**{**fields, "healed": tuple(fields.get("healed") or ())})
-
-
-def available_notebooks(notebook_dir: Path | None = None) -> list[str]:
-    """Notebook names present in ``notebook_dir`` or registered by a method package with its own
-    notebook file, in the kit's reading order (tour first, leaderboard last, others after it)."""
-    notebook_dir = notebook_dir or NOTEBOOK_DIR
-    names = {p.stem for p in notebook_dir.glob("*.ipynb")}
-    names |= {e.notebook_name for e in registry.entries() if e.notebook_path and e.notebook_path.exists()}
-    order = reading_order()
-    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
 
 
 KIT = Path(__file__).resolve().parents[1]  # the temporag package
@@ -355,9 +348,6 @@ def _check_questions_file(path: Path) -> None:
     """A questions file that holds no questions (``[]``), or is past the kit's caps (size, nesting depth),
     is one line before a kernel starts (its format is checked by the notebook's loader, which names file
     and line)."""
-    from temporag.data._read import read_json_file
-    from temporag.data.errors import InputLimitError
-
     try:
         records = read_json_file(path, "a questions file is a JSON list of question records")
     except InputLimitError as exc:

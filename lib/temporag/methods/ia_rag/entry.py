@@ -1,16 +1,23 @@
-"""IA-RAG in the kit's registry: its notebook.  It retrieves document units, so it has no MultiTQ row;
-the leaderboard's documents section (:mod:`temporag.leaderboard.documents`) runs it beside Vanilla RAG."""
+"""IA-RAG in the kit's registry: its notebook and its document rows.  It retrieves document units, so it
+has no MultiTQ row; it declares the leaderboard's documents section instead (Vanilla RAG and IA-RAG,
+:mod:`.document_rows`), which :mod:`temporag.leaderboard.documents` runs."""
 
 from __future__ import annotations
 
 from temporag.methods.book_entry import BookEntry, Headline, Number
-from temporag.methods.registry import MethodEntry
+from temporag.methods.ia_rag import document_rows
+from temporag.methods.ia_rag.reader_tables import read_scores, reader_mean
+from temporag.methods.ia_rag.retrieval import score_retrieval
+from temporag.methods.registry import DocumentRows, MethodEntry
 
 ENTRY = MethodEntry(
     "ia_rag",
     "ia_rag",
     order=40,
     evidence="document_unit",
+    documents=DocumentRows(
+        document_rows.prepare, document_rows.rows, score_retrieval, read_scores, reader_mean
+    ),
     book=BookEntry(
         "IA-RAG: interval-aware retrieval over temporal event graphs",
         Headline(

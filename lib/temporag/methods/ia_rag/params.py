@@ -3,7 +3,7 @@ T1–T5 classifier), the paper's K1, K2, forest depth and tau, and the samples p
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, at_least, choice, unit, with_kit
+from temporag.methods.params import KIT, Parameter, at_least, choice, unit, with_kit
 
 PARAMETERS = with_kit(
     Parameter("extractor", "str", "offline", '"offline" (tables + pronoun rule) | "llm" (Fig. 7)',

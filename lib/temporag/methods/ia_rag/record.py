@@ -15,11 +15,11 @@ from pathlib import Path
 import pandas as pd
 
 from temporag.answer import evaluate
+from temporag.cache import data_checksums
 from temporag.claims import Measured, record_outcomes
 from temporag.methods.ia_rag.ablations import ABLATION_BUDGET
 from temporag.methods.ia_rag.reader_tables import paper_row
 from temporag.methods.ia_rag.setups import Setup
-from temporag.notebook.results import data_checksums
 from temporag.reported import PaperRef
 
 # ----------------------------------------------------------------------------------------------------

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from temporag.methods import plots
 from temporag.methods.ia_rag.classify import GROUPS, TYPES
 from temporag.methods.ia_rag.forest import Forest
 from temporag.methods.ia_rag.graph import EventGraph
-from temporag.notebook import plots
 from temporag.reported import PaperRef, paper_value
 
 __all__ = ["PaperRef", "allen_distribution", "fig_allen", "fig_tree", "fig_accuracy_tokens"]

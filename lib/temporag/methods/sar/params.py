@@ -3,7 +3,7 @@ reader sample is the agent's: half Single, half Multiple)."""
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, at_least, with_kit
+from temporag.methods.params import KIT, Parameter, at_least, with_kit
 
 PARAMETERS = with_kit(
     Parameter("K", "int", 15, "facts per SEARCH (paper: 15)", at_least(1)),

@@ -22,10 +22,10 @@ from temporag.answer.evaluate import (
     pivot_by_category,
     recall_by_category,
 )
+from temporag.methods import plots
 from temporag.methods.base import Retrieval
 from temporag.methods.sar.agent import answers_at, failed_at
 from temporag.methods.sar.search import parse_filter_time
-from temporag.notebook import plots
 from temporag.reported import paper_value
 
 COLUMNS = ("Overall", "Single", "Multiple", "Entity", "Time")

@@ -27,8 +27,8 @@ from functools import cached_property
 import numpy as np
 
 from temporag.methods.base import Method, Retrieval, check_shared, question_texts
+from temporag.methods.params import check as check_params
 from temporag.methods.semantic.cosines import TripleScores, half_precision_copy
-from temporag.notebook.params import check as check_params
 from temporag.progress import tqdm
 from temporag.retrieval.embed import Encoder, kg_triple_vectors
 from temporag.timeutil import TimeValue, extract_time_mentions

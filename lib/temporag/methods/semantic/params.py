@@ -4,7 +4,7 @@ and the reader's context size) and what the book shows for it."""
 from __future__ import annotations
 
 from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
-from temporag.notebook.params import KIT, Parameter, at_least, with_kit
+from temporag.methods.params import KIT, Parameter, at_least, with_kit
 
 PARAMETERS = with_kit(
     KIT["ks"].but(default=[1, 5, 10, 20, 50]),

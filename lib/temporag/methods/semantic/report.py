@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporag.answer import evaluate
+from temporag.methods import plots
 from temporag.methods.base import Retrieval
-from temporag.notebook import plots
 from temporag.reported import PaperRef
 
 #: TECQA Fig. 2's semantic retriever (bge-base-en-v1.5): the one printed recall of a semantic baseline

@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer import evaluate
+from temporag.methods import plots
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag.paper_tables import positions_in
 from temporag.methods.star_rag.reader import prompt_tokens
-from temporag.notebook import plots
 
 SOURCE = "MarshmallowLight/RAGverse @ 94e4905, folder dynamic_RAG/ (paths below are inside it)"
 _H = "src/hipporag/HippoRAG.py"

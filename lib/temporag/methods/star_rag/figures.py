@@ -1,4 +1,4 @@
-"""STAR-RAG's figures in the house style (:mod:`temporag.notebook.plots`); :mod:`report` re-exports them.
+"""STAR-RAG's figures in the house style (:mod:`temporag.methods.plots`); :mod:`report` re-exports them.
 
 Rule-graph anatomy and the greedy MDL trace (§3.2), a Fig. 2-style neighbourhood drawing, the
 labelling-grid and answer-recall charts, and Fig. 3 (tokens and time per question).
@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 
+from temporag.methods import plots
 from temporag.methods.star_rag.graph import RuleGraph
-from temporag.notebook import plots
 
 KIND_NAMES = {0: "subject label differs", 1: "relation differs", 2: "object label differs"}
 

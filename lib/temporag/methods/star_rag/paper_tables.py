@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer import evaluate
+from temporag.config import repo_relative
 from temporag.llm import usage_summary
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag import build, table2_inputs
 from temporag.methods.star_rag.figures import fig3_tokens_time
 from temporag.methods.star_rag.reader import prompt_tokens
-from temporag.notebook.results import repo_relative
 from temporag.reported import PaperRef
 
 BACKBONES = ("STAR-RAG+Llama-3-8B-Instruct", "STAR-RAG+GPT-4o-mini")

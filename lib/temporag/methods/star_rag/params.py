@@ -3,7 +3,7 @@ Fig. 5 and the released-code decomposition, and the reader's prompt."""
 
 from __future__ import annotations
 
-from temporag.notebook.params import Parameter, Served, at_least, choice, share, with_kit
+from temporag.methods.params import Parameter, Served, at_least, choice, share, with_kit
 
 PARAMETERS = with_kit(
     Parameter("K1", "int", 10, "anchors and returned events (paper default)", at_least(1)),

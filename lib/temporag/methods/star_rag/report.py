@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer import evaluate
+from temporag.methods import plots
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag.code_tables import (  # noqa: F401 - paper, released code, kit
     ALG1,
@@ -50,7 +51,6 @@ from temporag.methods.star_rag.paper_tables import (  # noqa: F401 - the noteboo
     paper_ref,
     summary_table,
 )
-from temporag.notebook import plots
 
 METHODS = ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform")
 #: rule-graph statistics recorded as ``rule_graph/<key>`` metrics
@@ -288,7 +288,7 @@ def recall_grid(kg, sweep: Mapping[tuple[int, int], list], questions: Sequence, 
 
 
 def grid_heatmap(matrix: np.ndarray, grid: Sequence[int], title: str, fmt: str, note: str):
-    """Fig. 5's K1 × K2 grid as the house heatmap (:func:`temporag.notebook.plots.heatmap`)."""
+    """Fig. 5's K1 × K2 grid as the house heatmap (:func:`temporag.methods.plots.heatmap`)."""
     return plots.heatmap(
         matrix,
         grid,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, Served, at_least, choice, with_kit
+from temporag.methods.params import KIT, Parameter, Served, at_least, choice, with_kit
 
 PARAMETERS = with_kit(
     Parameter("K", "int", 40, "temporal neighbours per anchor (paper: 40)", at_least(1)),

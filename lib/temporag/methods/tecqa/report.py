@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer import evaluate
+from temporag.methods import plots
 from temporag.methods.tecqa.analysis import (  # noqa: F401 (re-exported: one module for the notebook)
     KS,
     NS,
@@ -68,7 +69,6 @@ from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one modu
     table1_frame,
     table2_frame,
 )
-from temporag.notebook import plots
 from temporag.question.parsing import Constraints
 
 

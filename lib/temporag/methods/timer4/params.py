@@ -8,7 +8,7 @@ stratified part of it."""
 
 from __future__ import annotations
 
-from temporag.notebook.params import KIT, Parameter, Rule, Served, at_least, choice, unit, with_kit
+from temporag.methods.params import KIT, Parameter, Rule, Served, at_least, choice, unit, with_kit
 
 _RELEASED = Rule(
     lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values()))),

@@ -14,9 +14,9 @@ import numpy as np
 
 from temporag.answer import evaluate
 from temporag.answer.evaluate import LENIENT, STRICT, answer_fact_mask, lenient_hit, table1_masks
+from temporag.methods import plots
 from temporag.methods.timer4.rerank import phi_t
 from temporag.methods.timer4.store import date_text, fact_text
-from temporag.notebook import plots
 from temporag.reported import PaperRef
 
 QTYPE_ORDER = ("equal", "before_after", "first_last", "equal_multi", "after_first", "before_last")

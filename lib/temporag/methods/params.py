@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from temporag.methods import registry
 from temporag.redact import redact_text, redact_url
 
 PROFILE_NAMES = ("smoke", "paper")
@@ -359,38 +357,3 @@ def check_names(names: Iterable[str], declared: Iterable[str], notebook: str) ->
             f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} for "
             f"notebook {notebook}; its parameters are: {', '.join(declared)}"
         )
-
-
-def check_given(notebook: str, values: Mapping[str, Any], cell_names: Iterable[str]) -> None:
-    """The runner's check before any kernel starts: every name declared by the notebook, every value
-    within its rule.  A notebook the kit does not declare (or another notebook under a kit notebook's
-    name, whose cell holds other names) is checked against the names of its cell and the kit's rules."""
-    cell_names = list(cell_names)
-    declared = declarations(notebook)
-    if declared is not None and set(declared.names) == set(cell_names):
-        declared.check_given(values, notebook)
-        return
-    check_names(values, cell_names, notebook)
-    check(**values)
-
-
-def declared_in(modules: Iterable[str], name: str = "PARAMETERS", kind: type = Parameters) -> Any:
-    """``name`` (an instance of ``kind``) of the first of ``modules`` that exists and declares it."""
-    for module in modules:
-        try:
-            found = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and module.startswith(exc.name):
-                continue  # no such module: try the next place
-            raise
-        if isinstance(getattr(found, name, None), kind):
-            return getattr(found, name)
-    return None
-
-
-def declarations(notebook: str) -> Parameters | None:
-    """The :class:`Parameters` a registered notebook's package declares ('00_tour' and 'tour' → the tour's),
-    or None for a notebook nobody declares (e.g. a test's own): ``PARAMETERS`` in ``<package>.params`` or
-    ``<package>``, the package its entry was found in (the kit's, or one installed by an entry point)."""
-    found = registry.find(notebook)
-    return declared_in((f"{found[1]}.params", found[1])) if found else None

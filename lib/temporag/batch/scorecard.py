@@ -16,6 +16,7 @@ from pathlib import Path
 from temporag.claims import rule
 from temporag.claims.judge import judge_all, served_cost, summary
 from temporag.claims.model import Claim
+from temporag.methods import registry
 
 JUDGED = {rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE}
 
@@ -41,11 +42,8 @@ def results_path(run: str | Path) -> Path:
 
 def declared(notebook: str) -> tuple[Claim, ...]:
     """The claims a notebook's package declares (none for a notebook that declares none)."""
-    from temporag.methods import registry  # lazy: the registry walks the method packages
-    from temporag.notebook.params import declared_in  # lazy: beside the registry
-
     found = registry.find(notebook)
-    return tuple((declared_in((f"{found[1]}.claims",), "CLAIMS", tuple) if found else None) or ())
+    return tuple((registry.declared_in((f"{found[1]}.claims",), "CLAIMS", tuple) if found else None) or ())
 
 
 def _question_set(data: dict) -> str:
@@ -153,8 +151,7 @@ def rebuild(notebook: str):
     """The package's ``from_records`` (outcomes rebuilt from an older run's records), or None."""
     import types
 
-    from temporag.methods import registry  # lazy: the registry walks the method packages
-    from temporag.notebook.params import declared_in  # lazy: beside the registry
-
     found = registry.find(notebook)
-    return declared_in((f"{found[1]}.claims",), "from_records", types.FunctionType) if found else None
+    return (
+        registry.declared_in((f"{found[1]}.claims",), "from_records", types.FunctionType) if found else None
+    )
