@@ -85,7 +85,7 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 def _hits(questions: Sequence, records: Sequence, n: int | None = None) -> np.ndarray:
-    return report.hits(questions, report.answers_of(records, n), report.failed_of(records, n))
+    return evaluate.answered_hits(report.answers_of(records, n), questions, report.failed_of(records, n))[1]
 
 
 def outcomes(
@@ -108,7 +108,7 @@ def outcomes(
     arms = ("SAR (offline policy)", _SEMANTIC, _SAME)  # recall_by_qtype's three lists, in its order
     measured: Measured = {"evidence_recall": Outcomes(dict(zip(arms, recall.values(), strict=True)), quids)}
     offline_hits = {n: _hits(questions, r, budget) for n, (r, budget) in offline.items()}
-    offline_hits["Naive RAG"] = report.hits(questions, naive_offline_answers)
+    offline_hits["Naive RAG"] = evaluate.answered_hits(naive_offline_answers, questions)[1]
     measured["hits@1_offline"] = Outcomes(offline_hits, quids)
     by_k = {f"K={k}": k_sweep[("template", k)] for k in K_GRID}
     measured["fig3_template_hits@1"] = Outcomes(by_k, quids)
@@ -138,7 +138,6 @@ def outcomes(
     else:
         measured["fig4_agent_hits@1"] = f"the LLM agent verified at most n_max_llm = {n_max_llm}"
     return measured
-
 
 def from_records(data: dict) -> tuple[dict, dict]:
     """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): the LLM

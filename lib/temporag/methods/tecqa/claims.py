@@ -70,13 +70,6 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def _reader_hits(questions: Sequence, reads: Sequence) -> np.ndarray:
-    """Strict Hits@1 per question, NaN where the call failed (never a wrong answer)."""
-    hits = evaluate.hits_at_k([r.answers for r in reads], questions, (1,))[1].astype(float)
-    hits[np.array([r.error is not None for r in reads], dtype=bool)] = np.nan
-    return hits
-
-
 def outcomes(
     kg,
     questions: Sequence,
@@ -101,7 +94,12 @@ def outcomes(
     }
     if reader_questions:
         measured["hits@1"] = Outcomes(
-            {n: _reader_hits(reader_questions, r) for n, r in answers.items()},
+            {
+                name: evaluate.answered_hits(
+                    [a.answers for a in reads], reader_questions, evaluate.failed_calls(reads)
+                )[1]
+                for name, reads in answers.items()
+            },
             [q.quid for q in reader_questions],
         )
     else:
@@ -117,7 +115,6 @@ def outcomes(
         {n: evaluate.answer_recall(kg, ids, questions) for n, ids in beyond.items()}, quids
     )
     return measured
-
 
 def from_records(data: dict) -> tuple[dict, dict]:
     """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``):

@@ -89,14 +89,13 @@ def outcomes(
     for name, res in reads.items():
         asked = reader_questions if name == "TimeR4" else ablation_questions
         values = whole_output_hits(asked, [r.raw_text for r in res]).astype(float)
-        values[np.array([r.error is not None for r in res], dtype=bool)] = np.nan
+        values[evaluate.failed_calls(res)] = np.nan
         hits[name] = {q.quid: v for q, v in zip(asked, values)}
     kept = {q.quid for q in ablation_questions}
     measured["hits@1_whole"] = Outcomes(
         {n: {q: v for q, v in h.items() if q in kept} for n, h in hits.items()}
     )
     return measured
-
 
 def from_records(data: dict) -> tuple[dict, dict]:
     """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): the
