@@ -171,13 +171,14 @@ def tiny_kg(entities, relations, facts):
     tests that need to know every fact by heart."""
     import numpy as np
 
-    from temporag.data.tkg import TemporalKG, day_number
+    from temporag.data.tkg import TemporalKG
+    from temporag.timeutil import day_of
 
     ent, rel = {e: i for i, e in enumerate(entities)}, {r: i for i, r in enumerate(relations)}
 
     def column(i: int, table: dict) -> np.ndarray:
         return np.asarray([table[f[i]] for f in facts], dtype=np.int32)
 
-    t = np.asarray([day_number(f[3]) for f in facts], dtype=np.int32)
+    t = np.asarray([day_of(f[3]) for f in facts], dtype=np.int32)
     subjects, predicates, objects = column(0, ent), column(1, rel), column(2, ent)
     return TemporalKG(subjects, predicates, objects, t, t.copy(), list(entities), list(relations))

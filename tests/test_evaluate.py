@@ -16,7 +16,8 @@ from temporag.answer.evaluate import (
     strict_hit,
 )
 from temporag.data.multitq import Question
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
+from temporag.timeutil import day_of
 
 
 def test_strict_hits_at_k():
@@ -45,7 +46,7 @@ def test_lenient_rule():
 
 
 def _tiny_kg() -> TemporalKG:
-    days = [day_number(d) for d in ("2005-01-01", "2005-02-10", "2006-03-01")]
+    days = [day_of(d) for d in ("2005-01-01", "2005-02-10", "2006-03-01")]
     return TemporalKG(
         s=np.array([0, 1, 2], np.int32),
         r=np.array([0, 0, 1], np.int32),

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from fakes import fake_llm
 
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
 from temporag.llm.stub import agent_reply
 from temporag.methods.base import QuestionRecord
 from temporag.methods.sar import SAR, NaiveRAG, ReActRAG, paper_sample
@@ -18,7 +18,7 @@ from temporag.methods.sar.decompose import make_decomposer, parse_triple_reply, 
 from temporag.methods.sar.search import SearchResult, TimeIndex, eq1_scores, name_scores
 from temporag.methods.sar.verify import parse_verdict
 from temporag.methods.workspace import KGWorkspace
-from temporag.timeutil import parse_time
+from temporag.timeutil import day_of, parse_time
 
 # -- actions ------------------------------------------------------------------------------------------
 
@@ -164,7 +164,7 @@ def test_verification_retries_with_feedback_at_most_n_times():
 
 
 def _dated_kg(days: list[str]) -> TemporalKG:
-    t = np.asarray([day_number(d) for d in days], dtype=np.int32)
+    t = np.asarray([day_of(d) for d in days], dtype=np.int32)
     z = np.zeros(len(days), dtype=np.int32)
     return TemporalKG(z, z, z + 1, t, t.copy(), ["A", "B"], ["r"])
 
