@@ -169,6 +169,20 @@ def test_the_leaderboard_never_trains_timer4(kg, tmp_cache):
     assert entry.cached_share(kg, "no-such-model") == 0.0
 
 
+def test_the_leaderboard_finds_timer4s_model_where_training_saves_it(kg, tmp_cache):
+    """The entry asks the training module for the folder (no second spelling of the cache path): a
+    finished training's folder, under the notebook's default config, is the one the leaderboard loads."""
+    from temporag.methods.timer4 import entry, negatives, train
+
+    folder = train.model_folder(negatives.build_examples(kg, 12, seed=3), train.TrainConfig(seed=3))
+    assert folder.parent == tmp_cache / "timer4_retriever"
+    folder.mkdir(parents=True)
+    assert entry.cached_time_retriever(kg, 12, seed=3) is None  # not finished: no training record yet
+    (folder / train.TRAINING_META).write_text("{}")
+    assert entry.cached_time_retriever(kg, 12, seed=3) == folder
+    assert entry.cached_time_retriever(kg, 12, seed=4) is None  # another seed is another model
+
+
 class _Workspace:
     """The KG workspace, shrunk to what the ceilings need: the parse, templates and the reader."""
 

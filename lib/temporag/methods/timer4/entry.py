@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from temporag.config import get_settings
 from temporag.methods import timer4
 from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
 from temporag.methods.registry import Contender, MethodEntry
@@ -26,11 +25,9 @@ def cached_time_retriever(kg, examples: int, seed: int = 0) -> Path | None:
     notebook's default training config) if the cache holds it, else None — never trains."""
     from temporag.methods.timer4 import negatives, train  # lazy: the registry imports every entry
 
-    settings = get_settings()
     built = negatives.build_examples(kg, examples, seed=seed)
-    key = train.training_key(built, train.TrainConfig(seed=seed), settings.embedder)
-    path = settings.cache_dir / "timer4_retriever" / key
-    return path if (path / "timer4_training.json").exists() else None
+    folder = train.model_folder(built, train.TrainConfig(seed=seed))
+    return folder if (folder / train.TRAINING_META).exists() else None
 
 
 def cached_share(kg, model: str | Path) -> float:
