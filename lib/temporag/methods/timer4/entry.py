@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from temporag.methods import timer4
-from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods.book_entry import BookEntry, Headline, Number, PaperNumber, template_hits
 from temporag.methods.registry import Contender, MethodEntry
 from temporag.methods.timer4.params import PARAMETERS as TIMER4_PARAMETERS
+from temporag.reported import PaperRef
 from temporag.retrieval.embed import Encoder
 
 #: TimeR4's training set per profile, as its notebook declares it
@@ -83,7 +84,13 @@ ENTRY = MethodEntry(
                 Number("timer4", "table5/TimeR4/recall@15", "answer recall@15 (LLM-free)"),
                 template_hits("TimeR4"),
             ),
-            Number("timer4", "table3/whole/Overall", "Hits@1, Table 3 Overall (fine-tuned LLaMA2-7B reader)"),
+            PaperNumber(
+                PaperRef("timer4", "Table 3", "TimeR4", "Overall"),
+                "table3/whole/Overall",
+                "Hits@1, Table 3 Overall (fine-tuned LLaMA2-7B reader)",
+                "TimeR4",
+                "TimeR4's whole-output substring rule",
+            ),
             Number("timer4", "table3/whole/Overall", "reader Hits@1, whole-output rule"),
         ),
     ),
