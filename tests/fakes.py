@@ -1,9 +1,10 @@
-"""Hermetic stand-ins for the LLM (HippoRAG habit: tests inject fakes, never a real model).
+"""Hermetic stand-ins for the LLM and the encoder (HippoRAG habit: tests inject fakes, never a real model).
 
 ``ScriptedBackend`` replies with a function of the last user message (or one fixed reply), raises
 queued failures first, and counts calls (``params`` lists each call's parameters); ``fake_llm`` wraps
 it in the kit's real client with no cache, so retries, parsing and token accounting are the production
-code paths.
+code paths.  ``FixedEncoder`` and ``BagOfWordsEncoder`` stand in for the sentence embedder where a test
+needs to know every vector.  Every fake a test uses lives here.
 """
 
 from __future__ import annotations
@@ -70,6 +71,42 @@ def fake_llm(reply: str | Callable[[str], str] = "['unknown']", **kwargs):
     from temporag.llm import LLM
 
     return LLM(backend=ScriptedBackend(reply, **kwargs), cache=False, retry_base_delay=0.001)
+
+
+class FixedEncoder:
+    """Every text gets the same vector: a ranking then rests on what the method adds (graph, dates)."""
+
+    def __init__(self, vector):
+        import numpy as np
+
+        self.vector = np.asarray(vector, dtype=np.float32)
+
+    def encode(self, texts, progress=False):
+        import numpy as np
+
+        return np.tile(self.vector, (len(texts), 1))
+
+
+class BagOfWordsEncoder:
+    """Unit bag-of-words vectors over ``vocab`` (the kit's tokenizer, normalised forms): enough to test
+    grounding logic without a model."""
+
+    def __init__(self, vocab):
+        self.vocab = {w: i for i, w in enumerate(vocab)}
+
+    def encode(self, texts, progress=False):
+        import numpy as np
+
+        from temporag.linking import tokenize
+
+        out = np.zeros((len(texts), len(self.vocab)), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for tok in tokenize(t):
+                j = self.vocab.get(tok.norm)
+                if j is not None:
+                    out[i, j] = 1
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
 
 
 def server_llm(tmp_path, url, *, model="test-model", timeout=5.0, retries=3, breaker=3, concurrency=1):
@@ -171,14 +208,15 @@ def tiny_kg(entities, relations, facts):
     tests that need to know every fact by heart."""
     import numpy as np
 
-    from temporag.data.tkg import TemporalKG, day_number
+    from temporag.data.tkg import TemporalKG
+    from temporag.timeutil import day_of
 
     ent, rel = {e: i for i, e in enumerate(entities)}, {r: i for i, r in enumerate(relations)}
 
     def column(i: int, table: dict) -> np.ndarray:
         return np.asarray([table[f[i]] for f in facts], dtype=np.int32)
 
-    t = np.asarray([day_number(f[3]) for f in facts], dtype=np.int32)
+    t = np.asarray([day_of(f[3]) for f in facts], dtype=np.int32)
     subjects, predicates, objects = column(0, ent), column(1, rel), column(2, ent)
     return TemporalKG(subjects, predicates, objects, t, t.copy(), list(entities), list(relations))
 

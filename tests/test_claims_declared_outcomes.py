@@ -73,7 +73,9 @@ def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
     from temporag.methods.sar import claims, record
 
     monkeypatch.setattr(claims, "_hits", lambda qs, records, n=None: np.ones(len(qs)))
-    monkeypatch.setattr(claims.report, "hits", lambda qs, answers, failed=None: np.ones(len(qs)))
+    monkeypatch.setattr(
+        claims.evaluate, "answered_hits", lambda answers, qs, failed=None: {1: np.ones(len(qs))},
+    )
     monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
     searched = SimpleNamespace(evidence_ids=[1])
     agent = {name: ([searched] * 2, None) for name in ("SAR", "Naive RAG", "ReAct RAG", "w/o Decompose",
@@ -94,7 +96,9 @@ def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monke
     from temporag.methods.tecqa import claims, record
 
     monkeypatch.setattr(claims.evaluate, "answer_recall", lambda kg, ids, qs, k=None: np.ones(len(qs)))
-    monkeypatch.setattr(claims, "_reader_hits", lambda qs, reads: np.ones(len(qs)))
+    monkeypatch.setattr(
+        claims.evaluate, "answered_hits", lambda answers, qs, failed=None: {1: np.ones(len(qs))},
+    )
     ones = np.ones(len(QUESTIONS))
     shown = dict.fromkeys(("TECQA", *claims.ABLATIONS), ones)
     grid = {(k, n): ones for k in claims.KS for n in claims.NS}

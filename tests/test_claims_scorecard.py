@@ -75,28 +75,23 @@ def test_the_command_prints_every_claim_and_compares_two_runs(tmp_path, capsys):
     assert CONTRADICTED in changed[0] and "inconclusive" in changed[1]
 
 
-def test_a_run_without_outcomes_is_named(tmp_path, capsys):
-    folder = tmp_path / "tecqa"
+@pytest.mark.parametrize("paper", PAPERS)
+def test_a_run_recorded_before_the_claims_layer_says_re_run_in_one_line(paper, tmp_path, monkeypatch, capsys):
+    """An old local run (per-question records, no outcomes) is not rebuilt: one line says which file and
+    that the notebook must be re-run, without reading a data set."""
+    folder = tmp_path / paper
     folder.mkdir()
-    (folder / "results.json").write_text(json.dumps({"notebook": "tecqa", "metrics": {}}))
+    old = {"notebook": paper, "metrics": {}, "predictions": {"reader": [{"quid": 1, "answers": ["x"]}]}}
+    (folder / "results.json").write_text(json.dumps(old))
+    monkeypatch.setenv("TEMPORAG_DATA", str(tmp_path / "no-data"))
     assert cli.main(["claims", str(folder)]) == 1
     err = capsys.readouterr().err
-    assert f"{folder}/results.json: the tecqa run holds no per-question outcomes, nor the records" in err
-
-
-def test_a_committed_run_without_its_data_set_says_which_file_in_one_line(tmp_path, monkeypatch, capsys):
-    """Rebuilding outcomes from an older run reads its questions: no data folder is a one-line error."""
-    folder = tmp_path / "sar"
-    folder.mkdir()
-    (folder / "results.json").write_text(
-        json.dumps({"notebook": "sar", "metrics": {}, "tables": {"protocol": {"records": []}}})
+    assert err == (
+        f"claims: {folder}/results.json: recorded before the claims layer (no per-question outcomes): "
+        f"re-run this notebook (temporag run {paper}) to judge its claims\n"
     )
-    monkeypatch.setenv("TEMPORAG_DATA", str(tmp_path / "no-data"))
-    code = cli.main(["claims", str(folder)])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert err.startswith("temporag: multitq: missing file ") and "Traceback" not in err
-    assert "TEMPORAG_DATA" in err
+    with pytest.raises(scorecard.NoRecords, match="re-run this notebook"):
+        scorecard.judge_run(folder)
 
 
 def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp_path):
@@ -119,21 +114,6 @@ def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp
     anchor = html.escape(quote(section, safe="?/:@!$&'()*+,;="))  # nbconvert's heading id
     assert f"<a href='star_rag-smoke.html#{anchor}'>The rule graph retrieves better" in page
     assert page.count("<tr>") == 1 + len(scorecard.declared("star_rag"))
-
-
-def test_outcomes_rebuilt_from_a_committed_run_match_its_recorded_means(shared_data):
-    from pathlib import Path
-
-    from temporag.methods.star_rag.claims import from_records
-
-    data = json.loads((Path(__file__).parents[1] / "figures" / "star_rag" / "results.json").read_text())
-    outcomes, skipped = from_records(data)
-    for arm in ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform"):
-        rebuilt = list(outcomes[f"answer_recall/{arm}"].values())
-        assert len(rebuilt) == 954
-        recorded = data["metrics"][f"answer_recall@10/{arm}"]["value"]
-        assert np.mean(rebuilt) == pytest.approx(recorded, abs=1e-12)
-    assert set(skipped) == {"fig5_recall", "fig5_hits@1"}
 
 
 def test_the_leaderboard_pairs_every_row_with_the_semantic_baseline():

@@ -75,7 +75,7 @@ def _noise(executed: Path) -> list[str]:
 def test_committed_runs_made_under_the_quiet_runner_read_clean():
     """A committed run that records the kit modules it imported (``kit_modules``) was made by the runner
     that silences library logs and drops progress bars (both came with the layered kit): its executed copy
-    shows neither.  Older committed runs are listed by `temporag claims` as rebuilt, to be re-run."""
+    shows neither."""
     checked = 0
     for results in sorted(FIGURES.glob("*/results.json")):
         if "kit_modules" not in json.loads(results.read_text()):

@@ -14,10 +14,10 @@ from temporag.methods.semantic import (
     event_scores,
     time_bonus,
     top_events,
-    top_k_stable,
     top_of,
 )
 from temporag.retrieval.embed import Encoder, VectorIndex
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import parse_time
 
 
@@ -45,25 +45,6 @@ def test_faiss_matches_numpy():
         top, _ = cosine_top_k(q, vecs, 5)
         assert row.tolist() == top.tolist()
     assert ids[:, 0].tolist() == list(range(7))
-
-
-def test_top_k_stable_breaks_ties_by_position():
-    scores = np.array([0.5, 0.9, 0.9, 0.1, 0.9])
-    assert top_k_stable(scores, 2).tolist() == [1, 2]
-    assert top_k_stable(scores, 4).tolist() == [1, 2, 4, 0]
-
-
-
-def test_top_k_stable_keeps_the_earliest_of_ties_that_straddle_the_cut():
-    """The one stable top-k (TimeR4's store, IA-RAG and STAR-RAG's released rules use it too): TimeR4's
-    own copy picked from ties at the k-th place by argpartition and returned [5, 700, 984, 985] here."""
-    scores = np.zeros(1000, dtype=np.float32)
-    scores[[5, 700]] = 1.0
-    assert top_k_stable(scores, 4).tolist() == [5, 700, 0, 1]
-    with_floor = np.full(6, -np.inf)
-    with_floor[4] = 0.2
-    assert top_k_stable(with_floor, 3).tolist() == [4, 0, 1]  # IA-RAG's masked scores
-    assert top_k_stable(scores, 0).tolist() == [] and len(top_k_stable(scores, 5000)) == 1000
 
 
 @pytest.mark.parametrize("seed", range(4))

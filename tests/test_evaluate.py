@@ -16,7 +16,8 @@ from temporag.answer.evaluate import (
     strict_hit,
 )
 from temporag.data.multitq import Question
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
+from temporag.timeutil import day_of
 
 
 def test_strict_hits_at_k():
@@ -45,7 +46,7 @@ def test_lenient_rule():
 
 
 def _tiny_kg() -> TemporalKG:
-    days = [day_number(d) for d in ("2005-01-01", "2005-02-10", "2006-03-01")]
+    days = [day_of(d) for d in ("2005-01-01", "2005-02-10", "2006-03-01")]
     return TemporalKG(
         s=np.array([0, 1, 2], np.int32),
         r=np.array([0, 0, 1], np.int32),
@@ -115,6 +116,24 @@ def test_hits_by_category_leaves_failed_calls_out_of_the_mean():
     assert table["answered"]["Multiple"] == 1 and table["failed"]["Multiple"] == 1
     all_failed = hits_by_category(qs[:1], [[]], failed=[True])
     assert np.isnan(all_failed["strict"]["Overall"]) and all_failed["failed"]["Overall"] == 1
+
+
+def test_answered_hits_is_nan_where_the_call_failed_for_every_k():
+    """The one per-question Hits@k with failed calls as NaN (SAR, TECQA, STAR-RAG and TimeR4 read it)."""
+    from types import SimpleNamespace
+
+    from temporag.answer.evaluate import answered_hits, answered_mean, failed_calls
+
+    qs = [_q(["Iran"]), _q(["2010-05"], "time"), _q(["Chad"])]
+    answers = [["Iraq", "Iran"], ["2010-05-17"], []]
+    reads = [SimpleNamespace(error=None), SimpleNamespace(error=None), SimpleNamespace(error="timeout")]
+    assert failed_calls(reads).tolist() == [False, False, True]
+    hits = answered_hits(answers, qs, failed_calls(reads), (1, 2))
+    assert hits[1][:2].tolist() == [0.0, 1.0] and np.isnan(hits[1][2])  # not a wrong answer: no answer
+    assert hits[2][:2].tolist() == [1.0, 1.0] and np.isnan(hits[2][2])
+    assert answered_mean(hits[1]) == {"value": 0.5, "n": 3, "answered": 2, "failed": 1}
+    assert answered_hits(answers, qs)[1].tolist() == [0.0, 1.0, 0.0]  # no failures given: plain Hits@1
+    assert answered_hits(answers, qs, [False] * 3, rule="lenient")[1].tolist() == [0.0, 1.0, 0.0]
 
 
 def test_latency_summary_in_milliseconds():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from fakes import fake_llm
+from fakes import FixedEncoder, fake_llm
 from slices import iraq_visits
 
 from temporag.answer import evaluate
@@ -70,11 +70,7 @@ def test_ia_rag_reader_means_leave_failed_calls_out():
     units = OfflineExtractor().extract(docs, chunk_documents(docs))
     graph = build_graph(units, np.array([[1, 0], [0.6, 0.8]], dtype=np.float32), tau=0.5)
 
-    class Enc:
-        def encode(self, texts, progress=False):
-            return np.array([[1.0, 0.0]] * len(texts), dtype=np.float32)
-
-    method = IARAG(IAIndex(graph, build_forest(graph)), Enc(), k1=0, k2=1)
+    method = IARAG(IAIndex(graph, build_forest(graph)), FixedEncoder([1.0, 0.0]), k1=0, k2=1)
     asked = [
         QA(
             "q1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fakes import fake_llm
+from fakes import FixedEncoder, fake_llm
 
 from temporag.answer.evaluate import evidence_recall, split_gold, token_scores
 from temporag.methods.ia_rag import IARAG, build_index
@@ -322,11 +322,7 @@ def test_pipeline_with_a_fake_llm():
     assert graph.relations == [Allen.OVERLAPS]  # 1925-1927 overlaps 1927-1938 on closed day ranges
     from temporag.methods.ia_rag.retrieval import IAIndex
 
-    class Enc:
-        def encode(self, texts, progress=False):
-            return np.array([[1.0, 0.0]] * len(texts), dtype=np.float32)
-
-    method = IARAG(IAIndex(graph, build_forest(graph)), Enc(), k1=0, k2=1)
+    method = IARAG(IAIndex(graph, build_forest(graph)), FixedEncoder([1.0, 0.0]), k1=0, k2=1)
     llm = fake_llm("['University of Amsterdam']", prompt_tokens=321, completion_tokens=7)
     q = QA(
         "q1", "Which employer did Karl Menger work for in 1926?", ("University of Amsterdam",), "ComplexTR"
@@ -354,20 +350,12 @@ def _two_component_index():
     return IAIndex(graph, build_forest(graph, max_levels=1))
 
 
-class _FixedEncoder:
-    def __init__(self, vector):
-        self.vector = np.asarray(vector, dtype=np.float32)
-
-    def encode(self, texts, progress=False):
-        return np.stack([self.vector] * len(texts))
-
-
 def test_union_ranked_by_window_fit_and_meus_narrow_the_unit_search():
     from temporag.methods.ia_rag.retrieval import window_tier
 
     index = _two_component_index()
     q = [QA("q", "What did A do in 2003?", ("x",), "ComplexTR")]
-    enc = _FixedEncoder([1, 0, 0])
+    enc = FixedEncoder([1, 0, 0])
     seeds = IARAG(index, enc, k1=1, k2=4, traversal="none").retrieve(q, 10).ids[0].tolist()
     assert seeds == [0, 1, 2, 4]  # cosine order, the repeated sentence of unit 3 once, then the MEU
     ranked = IARAG(index, enc, k1=1, k2=4, traversal="none", order="window").retrieve(q, 10).ids[0]
@@ -382,7 +370,7 @@ def test_recall_at_budgets_cuts_every_context_at_the_same_tokens():
     from temporag.methods.ia_rag.retrieval import VanillaRAG
 
     texts = ["filler " * 300 + "Amsterdam", "Karl Menger taught at Amsterdam."]
-    method = VanillaRAG(texts, np.array([[1.0, 0.0], [0.8, 0.6]], dtype=np.float32), _FixedEncoder([1, 0]))
+    method = VanillaRAG(texts, np.array([[1.0, 0.0], [0.8, 0.6]], dtype=np.float32), FixedEncoder([1, 0]))
     q = [QA("q", "Where did Karl Menger teach?", ("Amsterdam",), "ComplexTR")]
     out = recall_at_budgets(method, q, (100, 400))
     assert out[100]["recall"].tolist() == [0.0] and out[100]["tokens"].tolist() == [100.0]

@@ -106,6 +106,24 @@ def _committed(root, paper, metrics, parameters=None):
     (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
 
 
+def test_each_papers_headline_is_declared_once_for_the_book_and_the_leaderboard():
+    """The book's first-page paper number is the leaderboard's headline row, one declaration in the
+    paper's entry: MultiTQ papers in reading order, then IA-RAG's three document data sets."""
+    from temporag.methods import registry
+
+    printed = report.headlines()
+    assert [(h.ref.paper, h.ref.dataset, h.metric) for h in printed] == [
+        ("tecqa", "MultiTQ", "table1/strict/Overall"),
+        ("star_rag", "MultiTQ", "table2/MultiTQ/STAR-RAG/hits@1"),
+        ("timer4", "MultiTQ", "table3/whole/Overall"),
+        ("sar", "MultiTQ", "table1/SAR/llm/Overall"),
+        *(("ia_rag", ds, f"table2/{ds}/IA-RAG/accuracy") for ds in ("TimeQA", "TempReason", "ComplexTR")),
+    ]
+    for name in ("tecqa", "star_rag", "timer4", "sar", "ia_rag"):
+        assert registry.get(name).book.headline.paper_number in printed  # the same declaration
+    assert registry.get("semantic").book.headline.printed == ()  # the tour prints no paper headline
+
+
 def test_headline_table_reads_the_committed_run_and_fails_clearly_without_it(tmp_path):
     tecqa_kit = {"value": 0.1, "paper": 0.811, "n": 40, "reader": "SmolLM2", "rule": "strict"}
     _committed(tmp_path, "tecqa", {"table1/strict/Overall": tecqa_kit})
@@ -122,7 +140,7 @@ def test_headline_table_reads_the_committed_run_and_fails_clearly_without_it(tmp
     assert "Qwen3-8B" in row["why they differ"] and "SmolLM2" in row["why they differ"]
     missing = table[table.paper == "timer4"].iloc[0]
     assert missing["kit, paper's protocol"].startswith("missing — run `temporag run timer4")
-    assert len(table) == len(report.HEADLINES) and set(table.paper) == {
+    assert len(table) == len(report.headlines()) and set(table.paper) == {
         "tecqa",
         "star_rag",
         "timer4",
@@ -168,6 +186,20 @@ def test_the_leaderboard_never_trains_timer4(kg, tmp_cache):
     assert entry.cached_time_retriever(kg, 96) is None  # an empty cache: no model, and none was trained
     assert not (tmp_cache / "timer4_retriever").exists()
     assert entry.cached_share(kg, "no-such-model") == 0.0
+
+
+def test_the_leaderboard_finds_timer4s_model_where_training_saves_it(kg, tmp_cache):
+    """The entry asks the training module for the folder (no second spelling of the cache path): a
+    finished training's folder, under the notebook's default config, is the one the leaderboard loads."""
+    from temporag.methods.timer4 import entry, negatives, train
+
+    folder = train.model_folder(negatives.build_examples(kg, 12, seed=3), train.TrainConfig(seed=3))
+    assert folder.parent == tmp_cache / "timer4_retriever"
+    folder.mkdir(parents=True)
+    assert entry.cached_time_retriever(kg, 12, seed=3) is None  # not finished: no training record yet
+    (folder / train.TRAINING_META).write_text("{}")
+    assert entry.cached_time_retriever(kg, 12, seed=3) == folder
+    assert entry.cached_time_retriever(kg, 12, seed=4) is None  # another seed is another model
 
 
 class _Workspace:

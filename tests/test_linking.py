@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fakes import BagOfWordsEncoder
 
 from temporag.data.tkg import TemporalKG
 from temporag.linking import (
@@ -100,26 +101,9 @@ def test_cue_families_follow_the_relation_prompt_rules():
     assert (("express intent",), "start") in fired and (("negotiat",), "contains") in fired
 
 
-class _FakeEncoder:
-    """Bag-of-words vectors: enough to test grounding logic without a model."""
-
-    def __init__(self, vocab):
-        self.vocab = {w: i for i, w in enumerate(vocab)}
-
-    def encode(self, texts, progress=False):
-        out = np.zeros((len(texts), len(self.vocab)), dtype=np.float32)
-        for i, t in enumerate(texts):
-            for tok in tokenize(t):
-                j = self.vocab.get(tok.norm)
-                if j is not None:
-                    out[i, j] = 1
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1, norms)
-
-
 def test_relation_grounding_cues_pick_intent_over_plain_negotiation():
     kg = _tiny_kg()
-    enc = _FakeEncoder(["visit", "negotiate", "negotiation", "meet", "intent", "engage", "want"])
+    enc = BagOfWordsEncoder(["visit", "negotiate", "negotiation", "meet", "intent", "engage", "want"])
     rel_vecs = enc.encode(kg.relation_labels)
     g = RelationGrounder(kg, enc, rel_vecs)
     ids, _ = g.ground(["wanted to negotiate", "paid a visit", "engage in negotiation"])

@@ -102,9 +102,20 @@ def test_sar_reader_sample_is_its_agent_sample(questions, tmp_path, tmp_cache):
     assert run.params["sweep_sample"] == 1 and run.params["n_max_llm"] == 2
 
 
-def test_unknown_names_pass_the_value_check():
-    check(my_own_knob=-1, another="x")  # a notebook's own knobs; the runner rejects undeclared names
-    declarations("tecqa").check(ks=[0])  # not TECQA's: its runner check rejects the name instead
+def test_the_value_check_reads_declared_names_and_keeps_the_others_as_given():
+    """A notebook's declarations check the values of the names they declare and keep any other name as
+    given (the runner's name check rejects it before a kernel starts); the kit's own vocabulary is
+    checked wherever it is declared."""
+    tecqa = declarations("tecqa")
+    resolved = tecqa.resolve({"profile": "smoke", "my_own_knob": -1, "ks": [0]})
+    assert (resolved["my_own_knob"], resolved["ks"]) == (-1, [0])  # undeclared by TECQA: kept as given
+    assert resolved["parse_sample"] == 2 and resolved["sample_size"] == 40  # declared: the smoke defaults
+    with pytest.raises(ParameterError, match="K = 0 is not allowed: K must be a whole number ≥ 1"):
+        tecqa.resolve({"K": 0})  # a declared value is checked in the same call
+    with pytest.raises(ParameterError, match="ks = \\[0\\] is not allowed"):
+        check(ks=[0], my_own_knob=-1)  # the kit's ks, declared by the kit: checked
+    with pytest.raises(ParameterError, match="unknown parameter 'my_own_knob' for notebook tecqa"):
+        tecqa.check_given({"my_own_knob": -1}, "tecqa")
 
 
 def test_a_parameter_resolves_none_to_its_profile_default():

@@ -8,17 +8,17 @@ import pandas as pd
 import pytest
 from fakes import fake_llm
 
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
 from temporag.llm.stub import agent_reply
 from temporag.methods.base import QuestionRecord
 from temporag.methods.sar import SAR, NaiveRAG, ReActRAG, paper_sample
 from temporag.methods.sar.actions import FINISH, MALFORMED, SEARCH, parse_step
 from temporag.methods.sar.agent import Agent, PolicyReply
 from temporag.methods.sar.decompose import make_decomposer, parse_triple_reply, split_triple
-from temporag.methods.sar.search import SearchResult, TimeIndex, eq1_scores, name_scores, top_k_positions
+from temporag.methods.sar.search import SearchResult, TimeIndex, eq1_scores, name_scores
 from temporag.methods.sar.verify import parse_verdict
 from temporag.methods.workspace import KGWorkspace
-from temporag.timeutil import parse_time
+from temporag.timeutil import day_of, parse_time
 
 # -- actions ------------------------------------------------------------------------------------------
 
@@ -164,7 +164,7 @@ def test_verification_retries_with_feedback_at_most_n_times():
 
 
 def _dated_kg(days: list[str]) -> TemporalKG:
-    t = np.asarray([day_number(d) for d in days], dtype=np.int32)
+    t = np.asarray([day_of(d) for d in days], dtype=np.int32)
     z = np.zeros(len(days), dtype=np.int32)
     return TemporalKG(z, z, z + 1, t, t.copy(), ["A", "B"], ["r"])
 
@@ -186,23 +186,6 @@ def test_filter_is_granularity_aware():
     assert kept("BEFORE", "2010-05-31") == days[:3]
     assert kept("AFTER", "2010-05") == days[4:]
     assert index.filter("ANYTIME", None)[:2] == (0, len(days))
-
-
-def test_top_k_ties_go_to_the_earliest_or_the_latest():
-    scores = np.array([1.0, 3.0, 3.0, 2.0, 3.0, 0.5], dtype=np.float32)
-    assert top_k_positions(scores, 2).tolist() == [1, 2]
-    assert top_k_positions(scores, 2, latest=True).tolist() == [4, 2]
-    assert top_k_positions(scores, 10).tolist() == [1, 2, 4, 3, 0, 5]
-
-
-def test_top_k_with_the_sample_bound_equals_a_full_sort():
-    rng = np.random.default_rng(1)
-    for _ in range(20):
-        scores = rng.integers(0, 50, size=60_000).astype(np.float32)  # many ties
-        for latest in (False, True):
-            pos = np.arange(len(scores))
-            reference = np.lexsort((-pos if latest else pos, -scores))[:15]
-            assert top_k_positions(scores, 15, latest=latest).tolist() == reference.tolist()
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from temporag import cli
-from temporag.data.tkg import day_number
 from temporag.leaderboard import submission
 from temporag.leaderboard.roster import method_names
 from temporag.notebook.outputs import FIGURES_DIR
+from temporag.timeutil import day_of
 
 COMMITTED = FIGURES_DIR / "leaderboard" / "results.json"
 
@@ -31,7 +31,7 @@ def hand_made(kg, tmp_path):
     straw, china, asean = (kg.label_to_entity[name] for name in names)
     no_straw = _facts(kg, (kg.s != straw) & (kg.o != straw))
     with_straw = _facts(kg, kg.s == straw)
-    year_2005 = _facts(kg, (kg.t_start >= day_number("2005-01-01")) & (kg.t_end <= day_number("2005-12-31")))
+    year_2005 = _facts(kg, (kg.t_start >= day_of("2005-01-01")) & (kg.t_end <= day_of("2005-12-31")))
     no_china = _facts(kg, ~np.isin(kg.s, [china, asean]) & ~np.isin(kg.o, [china, asean]))
     records = [
         {"quid": 3000000, "answers": ["Jack Straw", "Iran"], "evidence_ids": no_straw[:1] + with_straw},

@@ -18,12 +18,12 @@ from test_star_rag_graph import random_kg
 
 from temporag.methods import star_rag
 from temporag.methods.base import Retrieval
-from temporag.methods.semantic import top_k_stable
 from temporag.methods.star_rag.ppr import (
     personalized_pagerank,
     personalized_pagerank_many,
     transition_matrix,
 )
+from temporag.retrieval.topk import top_k_stable
 
 # -- PPR -----------------------------------------------------------------------------------------------
 

@@ -13,19 +13,19 @@ from test_star_rag import facts_about, kg_slice, stub_semantic
 from test_star_rag_graph import make_kg
 
 from temporag.answer import evaluate
-from temporag.data.tkg import day_number
 from temporag.methods import star_rag
 from temporag.methods.base import Method, Retrieval
 from temporag.methods.star_rag import experiments, record, report
 from temporag.methods.star_rag.released import ReleasedCodeRAG
 from temporag.methods.star_rag.time_words import final_operation, question_day, rerank_direction
+from temporag.timeutil import day_of
 
 # -- the question's date and words ------------------------------------------------------------------
 
 
 def test_question_day_and_the_two_word_lists():
-    assert question_day("Who visited Iraq in March 2010?") == day_number("2010-01-01")  # the year only
-    assert question_day("Who visited Iraq on 2010-03-05?") == day_number("2010-03-05")
+    assert question_day("Who visited Iraq in March 2010?") == day_of("2010-01-01")  # the year only
+    assert question_day("Who visited Iraq on 2010-03-05?") == day_of("2010-03-05")
     assert question_day("Who visited Iraq first?") is None
     assert rerank_direction("Before Iran, who did China praise?") == "before"
     assert rerank_direction("Who received aid from China?") == "after"  # 'from' is an 'after' word
@@ -309,7 +309,7 @@ def test_answer_tuple_mask_is_the_fact_mask_on_facts(kg, questions):
             kg, kg.s[ids], kg.o[ids], kg.t_start[ids], kg.t_end[ids], q.answers, q.answer_type
         )
         assert by_tuple.tolist() == by_fact.tolist()
-    day = day_number("2005-01-03")
+    day = day_of("2005-01-03")
     year_2005 = evaluate.answer_tuple_mask(
         kg, [0, 1], [2, 3], [day, day + 400], [day, day + 400], ["2005"], "time"
     )

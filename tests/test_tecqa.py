@@ -8,10 +8,10 @@ import pytest
 from fakes import fake_llm
 from slices import iraq_visits
 
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
 from temporag.methods import tecqa
 from temporag.methods.tecqa import Constraints, report
-from temporag.timeutil import TimeValue, make_time
+from temporag.timeutil import TimeValue, day_of, make_time
 
 
 def _timeline_kg() -> TemporalKG:
@@ -71,7 +71,7 @@ def test_month_anchor_keeps_granularity():
     april = make_time(1970, 1)  # days 0..30 are January 1970
     facts = np.arange(21, dtype=np.int32)
     assert (tecqa.temporal_distance(kg, facts, april) == 0).all()
-    jan5 = TimeValue(day_number("1970-01-05"), day_number("1970-01-05"), "day")
+    jan5 = TimeValue(day_of("1970-01-05"), day_of("1970-01-05"), "day")
     assert tecqa.temporal_distance(kg, facts, jan5)[[0, 4, 7]].tolist() == [4, 0, 3]
 
 

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from fakes import fake_llm
 
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
 from temporag.methods import timer4
 from temporag.methods.timer4 import negatives, released, report, rerank, rewrite, store, train
 from temporag.methods.timer4.rerank import TimeConstraint, phi_t, question_constraint, window_score
-from temporag.timeutil import TimeValue, parse_time
+from temporag.timeutil import TimeValue, day_of, parse_time
 
 # -- Eq. 8 and the code's loss --------------------------------------------------------------------------
 
@@ -310,7 +310,7 @@ def test_llm_rewrite_reply_parsing_falls_back_to_the_question(kg):
 def _slice(kg, first="2008-03-01", last="2008-03-31"):
     """Real facts of Iraq and Kuwait in one month: small enough to embed in a test."""
     iraq, kuwait = kg.entity_id["Iraq"], kg.entity_id["Kuwait"]
-    lo, hi = day_number(first), day_number(last)
+    lo, hi = day_of(first), day_of(last)
     pick = np.flatnonzero(
         (np.isin(kg.s, [iraq, kuwait]) | np.isin(kg.o, [iraq, kuwait]))
         & (kg.t_start >= lo)
@@ -390,7 +390,7 @@ def test_pipeline_with_a_fake_llm(kg, small, exact_parser):
     assert rec.trace["rewrite"]["rewritten"] == "Who was the last to visit Iraq before 2008-03-20?"
     assert rec.trace["constraint"] == {"direction": "before", "t_q": "2008-03-20"}
     days = sub.t_start[rec.evidence_ids]
-    assert len(rec.evidence_ids) == 5 and (days < day_number("2008-03-20")).all()  # Eq. 9 filter
+    assert len(rec.evidence_ids) == 5 and (days < day_of("2008-03-20")).all()  # Eq. 9 filter
     assert llm.backend.calls == 2  # one rewrite, one reader call
     reader_prompt = llm.backend.seen[1][0][-1]["content"]
     assert store.fact_text(sub, rec.evidence_ids[0]) in reader_prompt

@@ -12,7 +12,9 @@ from temporag.timeutil import (
     Interval,
     allen_holds,
     allen_relation,
+    day_of,
     extract_time_mentions,
+    iso_day,
     parse_time,
     truncate_to,
 )
@@ -29,6 +31,27 @@ def test_parse_keeps_granularity():
     with pytest.raises(ValueError):
         parse_time("April 2005")
     assert truncate_to("2005-04-03", "month") == "2005-04"
+
+
+def test_day_of_reads_every_calendar_day_back_from_its_iso_form():
+    """The kit's one ISO-to-day parser (the KG loaders, the released STAR-RAG code's question day,
+    IA-RAG's unit dates): every day of 1900-2100 round-trips, leap days included."""
+    import numpy as np
+
+    first, last = day_of("1900-01-01"), day_of("2100-12-31")
+    assert first == int(np.datetime64("1900-01-01", "D").astype(np.int64)) and day_of("1970-01-01") == 0
+    assert all(day_of(iso_day(d)) == d for d in range(first, last + 1))
+    assert day_of(" 2005-4-3 ") == day_of("2005-04-03")  # as parse_time reads an answer
+
+
+@pytest.mark.parametrize(
+    "text", ["2005", "2005-04", "2005-04-03T10", "2005-02-29", "1900-02-29", "2005-13-01"]
+)
+def test_day_of_refuses_a_period_or_an_impossible_day(text):
+    """Strict by choice: a year or a month is a period, not its first day (numpy's datetime64 read
+    "2005-04" as 2005-04-01), and an impossible day is an error, never the next valid one."""
+    with pytest.raises(ValueError):
+        day_of(text)
 
 
 # a = [1, 5) against hand-picked b's: each row is one Allen relation

@@ -20,7 +20,8 @@ from scipy import sparse
 
 from temporag.methods.base import Method, Retrieval, check_shared, question_texts
 from temporag.methods.registry import Contender, MethodEntry
-from temporag.methods.semantic import TIME_BONUS, question_times, time_bonus, top_k_stable
+from temporag.methods.semantic import TIME_BONUS, question_times, time_bonus
+from temporag.retrieval.topk import top_k_stable
 
 STOPWORDS = frozenset(
     "a an the of in on at to for by with and or did do does was were is are be been who whom whose what "

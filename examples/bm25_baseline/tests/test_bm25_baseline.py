@@ -11,14 +11,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bm25_baseline import BM25Baseline, tokens  # noqa: E402
 
-from temporag.data.tkg import TemporalKG, day_number  # noqa: E402
+from temporag.data.tkg import TemporalKG  # noqa: E402
+from temporag.timeutil import day_of  # noqa: E402
 
 
 def tiny_kg() -> TemporalKG:
     entities, relations = ["Iraq", "Iran", "Kenya"], ["Make_a_visit", "Sign_formal_agreement"]
     facts = [(1, 0, 0, "2005-01-10"), (2, 0, 0, "2005-02-15"), (1, 1, 2, "2005-02-20")]
     s, r, o, day = zip(*facts)
-    days = np.array([day_number(d) for d in day], dtype=np.int32)
+    days = np.array([day_of(d) for d in day], dtype=np.int32)
     as_int = lambda values: np.array(values, dtype=np.int32)  # noqa: E731
     return TemporalKG(as_int(s), as_int(r), as_int(o), days, days.copy(), entities, relations)
 

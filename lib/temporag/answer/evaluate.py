@@ -253,6 +253,30 @@ def hits_at_k(
     return out
 
 
+def failed_calls(reads: Sequence) -> np.ndarray:
+    """Which reads (``ReaderResult`` or ``QuestionRecord``) carry an error: a failed model call."""
+    return np.array([r.error is not None for r in reads], dtype=bool)
+
+
+def answered_hits(
+    answers: Sequence[Sequence[str]],
+    questions: Sequence,
+    failed: Sequence[bool] | None = None,
+    ks: Sequence[int] = (1,),
+    rule: str = "strict",
+) -> dict[int, np.ndarray]:
+    """Per-question Hits@k (:func:`hits_at_k`), NaN where ``failed`` marks a failed model call.
+
+    Why NaN: a failed call gave no answer to score, so it is not a wrong one; :func:`answered_mean` leaves
+    it out of the mean and counts it, and a claim's paired comparison drops the question."""
+    out = hits_at_k(answers, questions, ks, rule)
+    if failed is not None:
+        mask = np.asarray(failed, dtype=bool)
+        for values in out.values():
+            values[mask] = np.nan
+    return out
+
+
 #: the MultiTQ Table-1 columns every paper's reader table uses, in printed order
 TABLE1_GROUPS = ("Overall", "Single", "Multiple", "Entity", "Time")
 

@@ -3,7 +3,8 @@
 A run folder's ``results.json`` names its notebook; the notebook's package declares the claims
 (``CLAIMS`` in ``<package>.claims``, found like its parameters); the verdicts are recomputed from the
 per-question ``outcomes`` the run recorded, by the one rule, so a verdict never depends on a table typed
-at run time.  A run recorded before the claims layer has no outcomes: :class:`NoRecords` says which.
+at run time.  A run recorded before the claims layer has no outcomes: :class:`NoRecords` says which, and
+that the notebook must be re-run.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ class JudgedRun:
     profile: str
     questions: str  # the question set the run used (split or questions_file)
     rows: list[dict]
-    rebuilt: bool = False  # outcomes rebuilt from an older run's per-question records
 
 
 def results_path(run: str | Path) -> Path:
@@ -51,43 +51,23 @@ def _question_set(data: dict) -> str:
     return str(params.get("questions_file") or params.get("split") or params.get("datasets") or "")
 
 
-REBUILT = "outcomes rebuilt from the run's per-question records"
-
-
-def judge_run(
-    run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = declared, rebuild_old: bool = True
-) -> JudgedRun:
+def judge_run(run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = declared) -> JudgedRun:
     """Judge every claim of one run folder (or results.json) from its recorded outcomes; a run recorded
-    before the claims layer is judged from outcomes its package rebuilds from the run's per-question
-    records (``from_records``; ``rebuild_old=False``: raise :class:`NoRecords` instead)."""
+    before the claims layer raises :class:`NoRecords` (one line: re-run this notebook)."""
     path = results_path(run)
     if not path.is_file():
         raise NoRecords(f"{run}: no results.json")
     data = json.loads(path.read_text(encoding="utf-8"))
     notebook = data.get("notebook", path.parent.name)
     claims = tuple(claims_of(notebook))
-    rebuilt, legacy_note = False, "this run kept no per-question record of one of its arms"
     if claims and "outcomes" not in data:
-        from_records = rebuild(notebook) if rebuild_old else None
-        if from_records is None:
-            raise NoRecords(
-                f"{path}: the {notebook} run holds no per-question outcomes (recorded before the claims "
-                "layer): re-run it to judge its claims"
-            )
-        outcomes, skipped = from_records(data)
-        outcomes = {key: vector for key, vector in outcomes.items() if vector}
-        if not outcomes:
-            raise NoRecords(
-                f"{path}: the {notebook} run holds no per-question outcomes, nor the records to rebuild "
-                "them from (recorded before the claims layer): re-run it to judge its claims"
-            )
-        for key in {k.rsplit("/", 1)[0] for k in outcomes}:  # an arm the run kept no record of
-            skipped.setdefault(key, legacy_note)
-        data = {**data, "outcomes": outcomes, "outcomes_skipped": skipped}
-        rebuilt = True
+        raise NoRecords(
+            f"{path}: recorded before the claims layer (no per-question outcomes): re-run this notebook "
+            f"(temporag run {notebook}) to judge its claims"
+        )
     rows = judge_all(claims, data, served_cost(path)) if claims else []
     profile = str(data.get("parameters", {}).get("profile", ""))
-    return JudgedRun(notebook, path, profile, _question_set(data), rows, rebuilt)
+    return JudgedRun(notebook, path, profile, _question_set(data), rows)
 
 
 def side_by_side(first: JudgedRun, second: JudgedRun) -> list[dict]:
@@ -145,13 +125,3 @@ def chance_summary(runs: Sequence[JudgedRun]) -> str:
 
 
 RULE = rule.RULE
-
-
-def rebuild(notebook: str):
-    """The package's ``from_records`` (outcomes rebuilt from an older run's records), or None."""
-    import types
-
-    found = registry.find(notebook)
-    return (
-        registry.declared_in((f"{found[1]}.claims",), "from_records", types.FunctionType) if found else None
-    )

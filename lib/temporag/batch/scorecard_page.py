@@ -53,7 +53,6 @@ def scorecard_html(runs: Mapping, smoke: Mapping, names: Sequence[str], titles: 
         if chosen is None:
             continue
         result, page, label = chosen
-        label += " <i>(rebuilt from its per-question records)</i>" if result.rebuilt else ""
         judged.append(result)
         for r in result.rows:
             rows.append(_row(titles.get(paper, paper), page, {**r, "section": sections.get(r["claim"], "")},

@@ -197,8 +197,6 @@ def _cmd_claims(args) -> int:
     else:
         for run in judged:
             print(f"\n{run.notebook}  ({run.path}, profile {run.profile}, questions {run.questions})")
-            if run.rebuilt:
-                print(f"  {scorecard.REBUILT} (it was recorded before the claims layer)")
             lines = scorecard.verdict_lines(run)
             print(scorecard.text_table(lines, list(lines[0])))
             for row in run.rows:

@@ -16,7 +16,8 @@ import numpy as np
 from temporag.data._read import UniqueKeys, line_of_row, read_int_table, read_name_ids, read_tsv
 from temporag.data.errors import DataFormatError
 from temporag.data.paths import data_file
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
+from temporag.timeutil import day_of
 
 DATASET = "forecasttkgquestions"
 ROOT = "forecasttkgquestions/icews21"
@@ -78,7 +79,7 @@ def load_mappings(data_dir: str | Path | None = None) -> Mappings:
 
 def _day_numbers(dates: tuple[str, ...] | list[str], path: Path) -> np.ndarray:
     try:
-        return np.asarray([day_number(d) for d in dates], dtype=np.int32)
+        return np.asarray([day_of(d) for d in dates], dtype=np.int32)
     except ValueError as exc:
         raise DataFormatError(path, None, f"a timestamp is not a YYYY-MM-DD date ({exc})") from exc
 
@@ -178,7 +179,7 @@ def load_zrllm_kg(data_dir: str | Path | None = None) -> TemporalKG:
     entities = read_name_ids(path("entity2id.txt"), _MAP_HINT)
     relations = read_name_ids(path("relation2id.txt"), _MAP_HINT)
     n_days = 243  # 2021-01-01 … 2021-08-31, day 0 = 2021-01-01
-    days = (day_number("2021-01-01") + np.arange(n_days)).astype(np.int32)
+    days = (day_of("2021-01-01") + np.arange(n_days)).astype(np.int32)
     parts = [
         parse_facts(path(f"{s}.txt"), len(entities), len(relations), n_days, hours=False)
         for s in ZRLLM_SPLITS

@@ -17,7 +17,8 @@ import numpy as np
 from temporag.data._read import load_question_file, read_json_file, split_file
 from temporag.data.errors import DataFormatError
 from temporag.data.paths import data_file, open_text
-from temporag.data.tkg import TemporalKG, day_number
+from temporag.data.tkg import TemporalKG
+from temporag.timeutil import day_of
 
 log = logging.getLogger(__name__)
 DATASET = "multitq"
@@ -102,7 +103,7 @@ def parse_kg_file(
                 if not _DATE.match(date):
                     raise DataFormatError(path, lineno, f"bad date {date!r}", _KG_HINT)
                 try:
-                    day = date_cache[date] = day_number(date)
+                    day = date_cache[date] = day_of(date)
                 except ValueError as exc:
                     raise DataFormatError(path, lineno, f"bad date {date!r}", _KG_HINT) from exc
             s_col.append(ids[0])

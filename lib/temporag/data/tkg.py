@@ -16,11 +16,6 @@ import numpy as np
 from temporag.timeutil import iso_day
 
 
-def day_number(iso: str) -> int:
-    """'2005-01-01' → days since 1970-01-01."""
-    return int(np.datetime64(iso, "D").astype(np.int64))
-
-
 def entity_label(name: str) -> str:
     """KG names use '_' for spaces (MultiTQ); answers and prompts use the spaced form."""
     return name.replace("_", " ")

@@ -5,10 +5,11 @@
   the embedded reader's Hits@1, LLM calls and tokens on the small sample.
 * :func:`summary_figure` — recall of the whole context and template Hits@1 against context tokens, one
   point per method with its interval: the trade-off at a glance.
-* :func:`headline_table` — each paper's printed headline (:class:`~temporag.reported.PaperRef`, never
-  typed here), the kit's number under the paper's own protocol (read from the committed
-  ``figures/<paper>/results.json``) and under the common protocol, and why they differ (the paper's
-  protocol is the note :mod:`temporag.reported` keeps with the printed cell).
+* :func:`headline_table` — each paper's printed headline as its entry declares it (:func:`headlines`;
+  the cell a :class:`~temporag.reported.PaperRef`, never typed here), the kit's number under the paper's
+  own protocol (read from the committed ``figures/<paper>/results.json``) and under the common protocol,
+  and why they differ (the paper's protocol is the note :mod:`temporag.reported` keeps with the printed
+  cell).
 * :func:`code_table` — paper vs released code vs kit for every registered paper, gathered from the
   packages (the released-code readings their entries declare, every paper's printed hyper-parameters
   beside the value the kit's committed run used).
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +26,7 @@ import pandas as pd
 
 from temporag.answer.evaluate import category_rows
 from temporag.methods import plots, registry
+from temporag.methods.book_entry import PaperNumber
 from temporag.reported import PAPERS, PaperRef, reported
 
 
@@ -33,11 +34,11 @@ class MissingPaperRun(FileNotFoundError):
     """A paper's committed run (``figures/<paper>/results.json``) or one of its metrics is missing."""
 
 
-def check_paper_runs(figures_dir: Path, headlines: Sequence[Headline] | None = None) -> None:
+def check_paper_runs(figures_dir: Path, printed: Sequence[PaperNumber] | None = None) -> None:
     """Fail before any work when a committed paper run the headline table reads is missing (the paper
     profile requires them all), naming the command that makes it."""
     missing = sorted(
-        {h.ref.paper for h in (headlines or HEADLINES) if paper_run(h.ref.paper, figures_dir) is None}
+        {h.ref.paper for h in (printed or headlines()) if paper_run(h.ref.paper, figures_dir) is None}
     )
     if missing:
         commands = "; ".join(f"temporag run {p} --profile paper" for p in missing)
@@ -47,52 +48,11 @@ def check_paper_runs(figures_dir: Path, headlines: Sequence[Headline] | None = N
         )
 
 
-@dataclass(frozen=True)
-class Headline:
-    """Where a paper's headline is printed, where the kit records it under the paper's own protocol, and
-    which common-protocol row stands beside it."""
-
-    ref: PaperRef
-    kit_key: str  # metric in figures/<paper>/results.json
-    common: str  # leaderboard method (MultiTQ) or "<data set>/<method>" (documents)
-    rule: str  # the scoring rule of the paper's number (and of the kit's under the paper's protocol)
-
-
-HEADLINES = (
-    Headline(
-        PaperRef("tecqa", "Table 1", "TECQA", "Overall"),
-        "table1/strict/Overall",
-        "TECQA (paper-faithful)",
-        "strict Hits@1",
-    ),
-    Headline(
-        PaperRef("star_rag", "Table 2", "STAR-RAG", "Hit@1"),
-        "table2/MultiTQ/STAR-RAG/hits@1",
-        "STAR-RAG (as printed)",
-        "strict Hits@1",
-    ),
-    Headline(
-        PaperRef("timer4", "Table 3", "TimeR4", "Overall"),
-        "table3/whole/Overall",
-        "TimeR4",
-        "TimeR4's whole-output substring rule",
-    ),
-    Headline(
-        PaperRef("sar", "Table 1", "SAR (GPT-4.1)", "Overall"),
-        "table1/SAR/llm/Overall",
-        "SAR (offline policy)",
-        "strict Hits@1",
-    ),
-    *(
-        Headline(
-            PaperRef("ia_rag", "Table 2", "IA-RAG", "Acc.", ds),
-            f"table2/{ds}/IA-RAG/accuracy",
-            f"{ds}/IA-RAG",
-            "DyG-RAG token-level accuracy",
-        )
-        for ds in ("TimeQA", "TempReason", "ComplexTR")
-    ),
-)
+def headlines() -> tuple[PaperNumber, ...]:
+    """Every registered paper's printed headline (``book.headline.printed`` of its entry, where the book
+    reads it too): the MultiTQ papers in reading order, then those of the other data sets."""
+    printed = [p for e in registry.entries() if e.book and e.book.headline for p in e.book.headline.printed]
+    return tuple(sorted(printed, key=lambda p: p.ref.dataset != "MultiTQ"))  # stable: reading order kept
 
 
 def _fmt_ci(mean: float, low: float, high: float) -> str:
@@ -205,7 +165,7 @@ def paper_protocol(ref: PaperRef) -> str:
     return cells[0].note if cells else ""
 
 
-def _why(h: Headline, kit: dict | None, common: dict | None) -> str:
+def _why(h: PaperNumber, kit: dict | None, common: dict | None) -> str:
     parts = [f"paper: {paper_protocol(h.ref)}; rule {h.rule}"]
     if kit is not None:
         parts.append(f"kit (paper protocol): reader {kit.get('reader')}, rule {h.rule}, n = {kit.get('n')}")
@@ -220,7 +180,7 @@ def headline_table(
     figures_dir: Path,
     *,
     require: bool = True,
-    headlines: Sequence[Headline] = HEADLINES,
+    printed: Sequence[PaperNumber] | None = None,
 ) -> pd.DataFrame:
     """Paper / kit under the paper's protocol / kit under the common protocol, per headline.
 
@@ -228,14 +188,14 @@ def headline_table(
     (or metric) raises :class:`MissingPaperRun` naming the command that makes it when ``require``; otherwise
     the row says so."""
     rows = []
-    for h in headlines:
+    for h in printed or headlines():
         run = paper_run(h.ref.paper, figures_dir)
-        metric = None if run is None else run["metrics"].get(h.kit_key)
+        metric = None if run is None else run["metrics"].get(h.metric)
         if metric is None:
             what = (
                 f"{Path(figures_dir) / h.ref.paper / 'results.json'} is missing"
                 if run is None
-                else f"{h.kit_key} is missing from {h.ref.paper}'s results.json"
+                else f"{h.metric} is missing from {h.ref.paper}'s results.json"
             )
             fix = f"run `temporag run {h.ref.paper} --profile paper` (the committed paper-profile run)"
             if require:

@@ -69,13 +69,3 @@ def place_roles(
             if key and (key not in out or len(out[key][1]) < len(ids)):
                 out[key] = entry
     return out
-
-
-def scheme_place_names(entity_labels: Sequence[str]) -> frozenset[str]:
-    """Places of the role-naming scheme (capitalised, with at least MIN_PLACE_ROLES roles)."""
-    count: dict[str, int] = {}
-    for label in entity_labels:
-        m = ROLE_PLACE.match(label)
-        if m:
-            count[m.group("place")] = count.get(m.group("place"), 0) + 1
-    return frozenset(p for p, c in count.items() if p[:1].isupper() and c >= MIN_PLACE_ROLES)

@@ -13,6 +13,7 @@ import numpy as np
 
 from temporag.linking.phrase_vectors import encode_memo
 from temporag.linking.tokens import name_key, tokenize
+from temporag.retrieval.topk import top_k_stable
 
 #: The offline counterpart of the mapping rules in TECQA's relation prompt (appendix F.1): a cue word in
 #: the relation phrase (matched as a word prefix) narrows the candidates to the relation labels of one
@@ -158,8 +159,8 @@ class RelationGrounder:
 def top_relations(row: np.ndarray, m: int = 1, margin: float = 0.0) -> list[int]:
     """The best relation and up to ``m`` − 1 more whose score is within ``margin`` of it (best first):
     when grounding is uncertain the subgraph unites the close candidates instead of betting on one."""
-    order = np.lexsort((np.arange(len(row)), -row))
+    order = top_k_stable(row, max(m, 1))
     best = float(row[order[0]])
-    return [int(r) for r in order[: max(m, 1)] if np.isfinite(row[r]) and best - float(row[r]) <= margin] or [
+    return [int(r) for r in order if np.isfinite(row[r]) and best - float(row[r]) <= margin] or [
         int(order[0])
     ]

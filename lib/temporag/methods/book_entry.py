@@ -8,12 +8,16 @@ so a new paper's first-page row is part of its package, and a notebook that decl
 
 Which number is "the comparable one" is chosen by reading the paper's committed ``results.json`` and
 declared once, not guessed from key names: the LLM-free numbers (retrieval recall, the template reader's
-Hits@1) are the kit's to stand behind; the reader-model number only shows the pipeline runs.
+Hits@1) are the kit's to stand behind; the reader-model number only shows the pipeline runs.  A paper's
+printed headline is a :class:`PaperNumber`: the book's first page and the leaderboard's headline table
+(:func:`temporag.leaderboard.report.headlines`) both read it from here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from temporag.reported import PaperRef
 
 
 @dataclass(frozen=True)
@@ -26,12 +30,38 @@ class Number:
 
 
 @dataclass(frozen=True)
+class PaperNumber:
+    """A paper's printed headline beside the kit's: ``metrics[metric]`` of the committed
+    ``figures/<ref.paper>/results.json`` is the kit under the paper's own protocol (its ``paper`` value
+    the printed cell ``ref``); ``common`` is the leaderboard row that stands beside it under the common
+    protocol (a MultiTQ method, or "<data set>/<method>"), ``rule`` the scoring rule of both numbers."""
+
+    ref: PaperRef
+    metric: str
+    label: str
+    common: str
+    rule: str
+
+    @property
+    def run(self) -> str:
+        """The committed run the metric is read from (a :class:`Number`'s ``run``)."""
+        return self.ref.paper
+
+
+@dataclass(frozen=True)
 class Headline:
     """A paper's row on the book's first page."""
 
     comparable: tuple[Number, ...]  # LLM-free: the kit can stand behind these (recall, template reader)
-    paper_number: Number  # the paper's headline: this metric's recorded 'paper' value
+    paper_number: Number | PaperNumber  # the paper's headline: this metric's recorded 'paper' value
     plumbing: Number  # the reader-model (SmolLM2) number: proves the pipeline runs, not comparable
+    more: tuple[PaperNumber, ...] = ()  # further printed headlines for the leaderboard (other data sets)
+
+    @property
+    def printed(self) -> tuple[PaperNumber, ...]:
+        """The paper's printed headlines the leaderboard's headline table sets the kit beside."""
+        first = (self.paper_number,) if isinstance(self.paper_number, PaperNumber) else ()
+        return (*first, *self.more)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,10 @@ def iso_day(day: int) -> str:
 
 
 def day_of(iso: str) -> int:
-    """'YYYY-MM-DD' → days since 1970-01-01 (ValueError for anything else)."""
+    """'YYYY-MM-DD' → days since 1970-01-01: the kit's one ISO-to-day parser (KG files, questions, units).
+
+    Strict about the granularity: a year or a month names a period, so "2005-04" is a ValueError rather
+    than its first day, and so is an impossible day ("2005-02-29") or a timestamp with hours."""
     value = parse_time(iso)
     if value.granularity != "day":
         raise ValueError(f"expected a day YYYY-MM-DD, got {iso!r}")

@@ -137,18 +137,3 @@ def outcomes(
             "Tables 7-8 are swept on the calibrated graph only (the paper-τ graph is nearly edgeless)"
         )
     return measured
-
-
-def from_records(data: dict) -> tuple[dict, dict]:
-    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): the
-    reader's token accuracy per question of Table 2's kept reads; the recall measures kept no
-    per-question record of Vanilla RAG or the ablations."""
-    from temporag.claims import legacy  # lazy: only a rebuild needs it
-
-    outcomes: dict[str, dict] = {}
-    for r in data.get("predictions", {}).get("reader", []):
-        arm = "IA-RAG" if r["method"] == "IA-RAG" else "Vanilla RAG"
-        value = float("nan") if r.get("error") else float(r["accuracy"])
-        outcomes.setdefault(f"reader_accuracy/{r['dataset']}/{arm}", {})[str(r["quid"])] = value
-    measures = ("recall", "ablation", "sensitivity", "sensitivity_paper_tau")
-    return outcomes, legacy.skipped([f"{m}@{BUDGET}/{ds}" for m in measures for ds in DATASETS])

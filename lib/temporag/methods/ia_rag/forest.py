@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from temporag.methods.ia_rag.graph import TAU_SEM, EventGraph, components_of, knn_pairs
-from temporag.methods.semantic import top_k_stable
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import Allen, Interval, allen_relation, iso_day
 
 MAX_LEVELS = 4

@@ -36,7 +36,7 @@ from temporag.methods.base import Method, Retrieval, check_shared
 from temporag.methods.ia_rag.corpus import _encoding
 from temporag.methods.ia_rag.forest import Forest
 from temporag.methods.ia_rag.graph import EventGraph
-from temporag.methods.semantic import top_k_stable
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import Allen, day_of, extract_time_expressions
 
 R_F = frozenset(

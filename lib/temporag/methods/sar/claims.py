@@ -85,7 +85,7 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 def _hits(questions: Sequence, records: Sequence, n: int | None = None) -> np.ndarray:
-    return report.hits(questions, report.answers_of(records, n), report.failed_of(records, n))
+    return evaluate.answered_hits(report.answers_of(records, n), questions, report.failed_of(records, n))[1]
 
 
 def outcomes(
@@ -108,7 +108,7 @@ def outcomes(
     arms = ("SAR (offline policy)", _SEMANTIC, _SAME)  # recall_by_qtype's three lists, in its order
     measured: Measured = {"evidence_recall": Outcomes(dict(zip(arms, recall.values(), strict=True)), quids)}
     offline_hits = {n: _hits(questions, r, budget) for n, (r, budget) in offline.items()}
-    offline_hits["Naive RAG"] = report.hits(questions, naive_offline_answers)
+    offline_hits["Naive RAG"] = evaluate.answered_hits(naive_offline_answers, questions)[1]
     measured["hits@1_offline"] = Outcomes(offline_hits, quids)
     by_k = {f"K={k}": k_sweep[("template", k)] for k in K_GRID}
     measured["fig3_template_hits@1"] = Outcomes(by_k, quids)
@@ -138,44 +138,3 @@ def outcomes(
     else:
         measured["fig4_agent_hits@1"] = f"the LLM agent verified at most n_max_llm = {n_max_llm}"
     return measured
-
-
-def from_records(data: dict) -> tuple[dict, dict]:
-    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): the LLM
-    agents' kept answers and traces (Hits@1 per Table 1 / 2 row and per N, answer recall of their kept
-    evidence); the offline baselines and the K sweep kept no per-question record."""
-    from temporag.claims import legacy  # lazy: only a rebuild needs the data
-    from temporag.methods.sar.agent import answers_at, failed_at  # lazy: beside the rebuild's data
-
-    questions, params = legacy.multitq_questions(data), data.get("parameters", {})
-    n_verify, n_max = int(params.get("N", PAPER_N)), params.get("n_max_llm")
-    agents = {r["method"]: [] for r in data.get("predictions", {}).get("llm_agents", [])}
-    for r in data.get("predictions", {}).get("llm_agents", []):
-        agents[r["method"]].append(r)
-
-    def at(records: list, n: int | None) -> dict:
-        out = {}
-        for r in records:
-            answers = r.get("answers") if n is None else answers_at(r["trace"], n)
-            failed = bool(r.get("error")) if n is None else failed_at(r["trace"], n)
-            out[str(r["quid"])] = legacy.strict_hits(questions, [{**r, "answers": answers}])[str(r["quid"])]
-            if failed:
-                out[str(r["quid"])] = float("nan")
-        return out
-
-    sar, naive = agents.get("SAR", []), agents.get("Naive RAG", [])
-    outcomes = {
-        "hits@1_agent/SAR": at(sar, n_verify), "hits@1_agent/w/o Validation": at(sar, 0),
-        "hits@1_agent/Naive RAG": at(naive, None),
-        "hits@1_agent/ReAct RAG": at(agents.get("ReAct RAG", []), None),
-        "hits@1_agent/w/o Decompose": at(agents.get("SAR w/o Decompose", []), None),
-        "evidence_recall_agent/SAR": legacy.answer_recall(questions, sar, "evidence_ids"),
-        "evidence_recall_agent/Naive RAG": legacy.answer_recall(questions, naive, "evidence_ids"),
-    }
-    skipped = legacy.skipped(["evidence_recall", "hits@1_offline", "fig3_template_hits@1",
-                              "fig4_offline_hits@1", "fig3_reader_hits@1"])
-    if n_max is not None and int(n_max) >= max(N_LLM):
-        outcomes |= {f"fig4_agent_hits@1/N={n}": at(sar, n) for n in N_LLM}
-    else:
-        skipped["fig4_agent_hits@1"] = "the LLM agent was not verified up to N = 2 in this run"
-    return outcomes, skipped

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from temporag.methods import sar
-from temporag.methods.book_entry import BookEntry, Headline, Number
+from temporag.methods.book_entry import BookEntry, Headline, Number, PaperNumber
 from temporag.methods.registry import Contender, MethodEntry
+from temporag.reported import PaperRef
 
 
 def offline_policy(workspace):
@@ -25,7 +26,13 @@ ENTRY = MethodEntry(
                 Number("sar", "table1/SAR/offline/Overall", "template-reader Hits@1, offline policy"),
                 Number("sar", "offline/evidence_answer_recall", "evidence answer recall (LLM-free)"),
             ),
-            Number("sar", "table1/SAR/llm/Overall", "Hits@1, Table 1 Overall (GPT-4.1)"),
+            PaperNumber(
+                PaperRef("sar", "Table 1", "SAR (GPT-4.1)", "Overall"),
+                "table1/SAR/llm/Overall",
+                "Hits@1, Table 1 Overall (GPT-4.1)",
+                "SAR (offline policy)",
+                "strict Hits@1",
+            ),
             Number("sar", "table1/SAR/llm/Overall", "reader Hits@1, LLM policy"),
         ),
     ),

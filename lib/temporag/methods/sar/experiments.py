@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from temporag.answer.evaluate import answer_recall_at_k, latency_summary
+from temporag.answer.evaluate import answer_recall_at_k, answered_hits, latency_summary
 from temporag.methods.sar import report
 from temporag.reported import PaperRef
 
@@ -47,8 +47,8 @@ def offline_measures(
         "offline/template_accuracy": np.mean([t.template == q.qtype for t, q in zip(templates, questions)]),
         "offline/evidence_answer_recall": recall.mean(),
         "offline/evidence_facts_mean": np.mean([len(e) for e in evidence]),
-        "offline/hits@1": report.hits(questions, report.answers_of(records)).mean(),
-        "template_reader/ceiling_hits@1": report.hits(questions, [r.answers for r in ceiling]).mean(),
+        "offline/hits@1": answered_hits(report.answers_of(records), questions)[1].mean(),
+        "template_reader/ceiling_hits@1": answered_hits([r.answers for r in ceiling], questions)[1].mean(),
     }
     return pd.Series(measures, name=f"n={len(questions)}")
 

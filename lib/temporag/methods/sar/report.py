@@ -16,8 +16,8 @@ import pandas as pd
 
 from temporag.answer.evaluate import (
     answer_recall_at_k,
+    answered_hits,
     answered_mean,
-    hits_at_k,
     hits_by_category,
     pivot_by_category,
     recall_by_category,
@@ -36,15 +36,6 @@ N_GRID = (0, 1, 2, 3, 4)  # Fig. 4
 # -- scores --------------------------------------------------------------------------------------------
 
 
-def hits(questions: Sequence, answers: Sequence[Sequence[str]], failed=None) -> np.ndarray:
-    """Per-question strict Hits@1 (MultiTQ rule); NaN where ``failed`` marks a failed model call (no answer
-    to score: :func:`reader_hits` leaves it out of the mean and counts it)."""
-    out = hits_at_k(list(answers), list(questions), (1,), "strict")[1]
-    if failed is not None:
-        out[np.asarray(failed, dtype=bool)] = np.nan
-    return out
-
-
 def answers_of(records: Sequence, n: int | None = None) -> list[list[str]]:
     """Each record's answers, or (``n`` given) the answers with at most ``n`` verification iterations."""
     return [list(r.answers) if n is None else answers_at(r.trace, n) for r in records]
@@ -61,7 +52,7 @@ def reader_hits(questions: Sequence, records: Sequence, n: int | None = None) ->
     """Strict Hits@1 of pipeline records over the questions answered, with n, answered and failed: a
     failed LLM call is never a wrong answer (``evaluate.hits_by_category``'s rule)."""
     failed = failed_of(records, n)
-    return answered_mean(hits(questions, answers_of(records, n), failed), failed)
+    return answered_mean(answered_hits(answers_of(records, n), questions, failed)[1], failed)
 
 
 def score_row(
@@ -168,7 +159,7 @@ def k_sweep(
         records = (reuse or {}).get(k) or method.pipeline(questions, policy="offline", k=k, progress=progress)
         evidence = [r.evidence_ids for r in records]
         recall = answer_recall_at_k(kg, evidence, questions, [10**6])[10**6]
-        template_hits = hits(questions, answers_of(records))
+        template_hits = answered_hits(answers_of(records), questions)[1]
         if per_question is not None:
             per_question[("template", k)] = template_hits
         row = {
@@ -185,7 +176,7 @@ def k_sweep(
             retrieval = Retrieval(ids, np.zeros(len(ids)))
             read = method.read(llm, sweep_questions, retrieval, progress=progress)
             failed = [r.error is not None for r in read]
-            read_hits = hits(sweep_questions, [r.answers for r in read], failed)
+            read_hits = answered_hits([r.answers for r in read], sweep_questions, failed)[1]
             if per_question is not None:
                 per_question[("reader", k)] = read_hits
             score = answered_mean(read_hits)

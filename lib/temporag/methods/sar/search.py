@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from temporag.retrieval.blas import one_blas_thread
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import TimeValue, extract_time_mentions, try_parse_time
 
 TYPES = ("ANYTIME", "BEFORE", "AFTER", "IN")
@@ -167,33 +168,6 @@ def eq1_scores(
     return total + np.maximum(forward, backward)
 
 
-def top_k_positions(scores: np.ndarray, k: int, latest: bool = False) -> np.ndarray:
-    """Positions of the K best scores; equal scores go to the earliest positions (time order), or the
-    latest with ``latest=True``.
-
-    The K-th best of any subset is a lower bound of the K-th best overall, so a strided sample's K-th best
-    cuts the array to a few hundred candidates before the exact selection (a full partition of 461K
-    scores costs more than the rest of a SEARCH)."""
-    n = len(scores)
-    k = min(k, n)
-    if k <= 0:
-        return np.empty(0, dtype=np.int64)
-    stride = max(1, n // (k * 256))
-    sample = scores[::stride]
-    if stride > 1 and len(sample) >= k:
-        bound = np.partition(sample, len(sample) - k)[len(sample) - k]
-        cand = np.flatnonzero(scores >= bound)
-    else:
-        cand = np.arange(n)
-    sub = scores[cand]
-    if len(cand) > k:
-        threshold = np.partition(sub, len(sub) - k)[len(sub) - k]
-        keep = sub >= threshold
-        cand, sub = cand[keep], sub[keep]
-    tie = -cand if latest else cand
-    return cand[np.lexsort((tie, -sub))[:k]]
-
-
 @dataclass
 class SearchResult:
     """One SEARCH: the facts (ranked, or chronological after RE-ORDER) and how they were found."""
@@ -243,7 +217,7 @@ def structured_search(
     if mask is not None:
         scores = np.where(mask, scores, -np.inf).astype(np.float32)
     filtered = int(hi - lo if mask is None else mask.sum())
-    pos = top_k_positions(scores, min(k, filtered), latest=latest)
+    pos = top_k_stable(scores, min(k, filtered), latest=latest)
     if order:
         pos = np.sort(pos)  # time order = chronological (ties: file order)
     return index.order[lo + pos], scores[pos], filtered
@@ -269,7 +243,7 @@ def semantic_filtered_search(
     if mask is not None:
         scores = np.where(mask, scores, -np.inf).astype(np.float32)
     filtered = int(hi - lo if mask is None else mask.sum())
-    pos = top_k_positions(scores, min(k, filtered), latest=latest)
+    pos = top_k_stable(scores, min(k, filtered), latest=latest)
     if order:
         pos = np.sort(pos)
     return index.order[lo + pos], scores[pos], filtered

@@ -29,8 +29,8 @@ from temporag.methods.sar.search import (
     structured_search,
     wants_order,
 )
-from temporag.methods.semantic import top_k_stable
 from temporag.methods.workspace import KGWorkspace
+from temporag.retrieval.topk import top_k_stable
 
 
 def _period(kind: str, time_text: str | None):

@@ -7,9 +7,10 @@ The steps, in the order the tour notebook walks them:
 * score (:meth:`SemanticRetriever.fact_scores`): cosine of the fact's triple text to the question, plus
   :func:`time_bonus` for a fact whose day falls inside a period the question names
   (:func:`question_times`);
-* rank (:func:`top_k_stable`): the k best facts, ties between facts of one triple in chronological
-  (file) order; :func:`top_events` finds the same k from the triple scores without scoring every fact,
-  one question at a time from a float16 copy of the vectors made exact where it matters
+* rank (:func:`temporag.retrieval.topk.top_k_stable`): the k best facts, ties between facts of one
+  triple in chronological (file) order; :func:`top_events` finds the same k from the triple scores
+  without scoring every fact, one question at a time from a float16 copy of the vectors made exact where
+  it matters
   (:mod:`temporag.methods.semantic.cosines`);
 * read: the kit's one reader over the facts as ``s r o on YYYY-MM-DD`` lines
   (:meth:`SemanticRetriever.evidence_lines`, inherited ``pipeline``).
@@ -31,6 +32,7 @@ from temporag.methods.params import check as check_params
 from temporag.methods.semantic.cosines import TripleScores, half_precision_copy
 from temporag.progress import tqdm
 from temporag.retrieval.embed import Encoder, kg_triple_vectors
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 TIME_BONUS = 0.1  # in cosine units: enough to reorder facts of one triple, not to beat a better triple
@@ -42,7 +44,6 @@ __all__ = [
     "question_times",
     "time_bonus",
     "top_events",
-    "top_k_stable",
     "top_of",
     "TripleScores",
 ]
@@ -64,17 +65,6 @@ def time_bonus(
     for t in times:
         bonus[(starts <= t.last_day) & (ends >= t.first_day)] = weight
     return bonus
-
-
-def top_k_stable(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k best scores, ties broken by lower index (file order = chronological)."""
-    k = min(k, len(scores))
-    if k <= 0:
-        return np.empty(0, dtype=np.int64)
-    threshold = np.partition(scores, len(scores) - k)[len(scores) - k]
-    cand = np.flatnonzero(scores >= threshold)
-    order = np.lexsort((cand, -scores[cand]))
-    return cand[order[:k]]
 
 
 def event_scores(

@@ -91,22 +91,3 @@ def outcomes(
     else:
         measured["fig5_hits@1"] = "the Hit@1 heatmap did not run (heatmap_reader_sample = 0)"
     return measured
-
-
-def from_records(data: dict) -> tuple[dict, dict]:
-    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): answer
-    recall of each method's kept top-K1 facts and strict Hit@1 of its kept reader answers; Fig. 5 kept
-    no per-question record."""
-    from temporag.claims import legacy  # lazy: only a rebuild needs the data
-
-    questions, kept = legacy.multitq_questions(data), data.get("predictions", {})
-    k1 = int(data.get("parameters", {}).get("K1", PAPER_K1))
-    outcomes, skipped = {}, legacy.skipped(["fig5_recall", "fig5_hits@1"])
-    kept_as = {"STAR-RAG": "star_rag", "STAR-RAG-no-rule": "no_rule", "STAR-RAG-uniform": "uniform"}
-    for arm, key in kept_as.items():
-        if key in kept:
-            outcomes[f"answer_recall/{arm}"] = legacy.answer_recall(questions, kept[key], "facts", k1)
-        reads = [r for r in kept.get("reader", []) if r.get("method") == arm]
-        if reads:
-            outcomes[f"hits@1/{arm}"] = legacy.strict_hits(questions, reads)
-    return outcomes, skipped

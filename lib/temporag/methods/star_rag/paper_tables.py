@@ -57,17 +57,9 @@ def reader_scores(reads: Mapping[str, list], questions: Sequence, ks=(1, 5, 10))
     """Strict Hits@k (MultiTQ's rule) per method, per question; NaN where the reader call failed (no
     answer to score: :func:`hit_rate` leaves it out of the mean and counts it, never a wrong answer)."""
     return {
-        name: failed_as_nan(evaluate.hits_at_k([r.answers for r in res], questions, ks), res)
+        name: evaluate.answered_hits([r.answers for r in res], questions, evaluate.failed_calls(res), ks)
         for name, res in reads.items()
     }
-
-
-def failed_as_nan(hits: dict, reads: Sequence) -> dict:
-    """Per-question Hits@k with NaN where the read (a ReaderResult or a record) carries an error."""
-    failed = np.array([r.error is not None for r in reads], dtype=bool)
-    for values in hits.values():
-        values[failed] = np.nan
-    return hits
 
 
 def hit_rate(values) -> dict:
@@ -133,7 +125,8 @@ def _other_dataset_row(dataset: str, params, reader_style: str, llm, n: int, rea
         }
     sample = questions[:n]
     records = build(kg, params, reader_style=reader_style).pipeline(sample, llm, progress=False)
-    hits = failed_as_nan(evaluate.hits_at_k([r.answers for r in records], sample, tuple(refs)), records)
+    failed = evaluate.failed_calls(records)
+    hits = evaluate.answered_hits([r.answers for r in records], sample, failed, tuple(refs))
     return {
         **row,
         "status": f"ran on {len(sample)} questions",
@@ -300,7 +293,7 @@ def hits_grid(
         for j, k2 in enumerate(grid):
             retrieval = Retrieval([sweep[(k1, k2)][p] for p in rows], np.zeros(len(rows)))
             reads = star.read(llm, sample, retrieval, progress=False, desc=f"reader K1={k1} K2={k2}")
-            cell = failed_as_nan(evaluate.hits_at_k([r.answers for r in reads], sample, (1,)), reads)[1]
+            cell = evaluate.answered_hits([r.answers for r in reads], sample, evaluate.failed_calls(reads))[1]
             score = hit_rate(cell)
             if per_question is not None:
                 per_question[(k1, k2)] = {q.quid: float(v) for q, v in zip(sample, cell)}

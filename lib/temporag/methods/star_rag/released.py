@@ -48,13 +48,14 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from temporag.methods.base import Method, QuestionRecord, Retrieval, check_shared
-from temporag.methods.semantic import SemanticRetriever, TripleScores, top_k_stable, top_of
+from temporag.methods.semantic import SemanticRetriever, TripleScores, top_of
 from temporag.methods.star_rag.graph import RuleGraph
 from temporag.methods.star_rag.ppr import Transition, personalized_pagerank_many, transition_matrix
 from temporag.methods.star_rag.reader import StarReader, style_flags
 from temporag.methods.star_rag.retrieval import ALPHA, BETA, THETA, TOL, seed_personalisation
 from temporag.methods.star_rag.time_words import final_operation, on_side, question_day, rerank_direction
 from temporag.progress import tqdm
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import iso_day
 
 POOLS = ("rules", "anchors+rules")

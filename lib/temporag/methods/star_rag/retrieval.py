@@ -28,7 +28,6 @@ from temporag.methods.semantic import (
     event_scores,
     question_times,
     top_events,
-    top_k_stable,
     top_of,
 )
 from temporag.methods.star_rag.graph import RuleGraph
@@ -41,6 +40,7 @@ from temporag.methods.star_rag.ppr import (
     transition_matrix,
 )
 from temporag.progress import tqdm
+from temporag.retrieval.topk import top_k_stable
 
 K1, K2 = 10, 20
 ALPHA, TOL = 0.2, 1e-5

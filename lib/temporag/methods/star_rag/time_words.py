@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from temporag.data.tkg import day_number
+from temporag.timeutil import day_of
 
 _ISO_DATE = re.compile(r"\b(\d{4})([-/.])(\d{1,2})\2(\d{1,2})\b")
 _YEAR = re.compile(r"\b((?:19|20)\d{2})\b")
@@ -35,11 +35,11 @@ def question_day(question: str) -> int | None:
     match = _ISO_DATE.search(question)
     if match:
         try:
-            return day_number(f"{match[1]}-{int(match[3]):02d}-{int(match[4]):02d}")
+            return day_of(f"{match[1]}-{int(match[3]):02d}-{int(match[4]):02d}")
         except ValueError:
             pass
     match = _YEAR.search(question)
-    return day_number(f"{match[1]}-01-01") if match else None
+    return day_of(f"{match[1]}-01-01") if match else None
 
 
 def rerank_direction(question: str) -> str | None:

@@ -54,7 +54,6 @@ from temporag.methods.tecqa.chain import (
     implicit_anchors,
     knn_temporal,
     proximity,
-    rank_by_similarity,
     serialise,
     temporal_distance,
 )
@@ -71,6 +70,7 @@ from temporag.question.parsing import (
     subgraph_parts,
 )
 from temporag.retrieval.embed import Encoder, kg_triple_vectors
+from temporag.retrieval.topk import top_k_stable
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,6 @@ __all__ = [
     "make_offline_parser",
     "make_parser",
     "proximity",
-    "rank_by_similarity",
     "reader_lines",
     "serialise",
     "subgraph",
@@ -247,7 +246,7 @@ class TECQA(Method):
         if prune == "temporal":
             kept = knn_temporal(kg, facts, anchors, k)
         elif prune == "semantic":
-            kept = np.sort(facts[rank_by_similarity(sims, k)])
+            kept = np.sort(facts[top_k_stable(sims, k)])
         else:
             raise ValueError(f"prune must be 'temporal' or 'semantic', got {prune!r}")
         ordered, delta = serialise(kg, kept, anchors, fact_similarity(kg, self.triple_vectors, q_vec, kept))

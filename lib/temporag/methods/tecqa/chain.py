@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from temporag.question.parsing import Constraints
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 # ----------------------------------------------------------------------------------------------------
@@ -49,17 +50,9 @@ def fact_similarity(kg, triple_vectors: np.ndarray, q_vec: np.ndarray, facts: np
     return (triple_vectors[uniq] @ q_vec)[inverse].astype(np.float32)
 
 
-def rank_by_similarity(sims: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the k most similar facts; ties (facts of one triple) keep chronological order."""
-    if k <= 0 or not len(sims):
-        return np.empty(0, dtype=np.int64)
-    order = np.lexsort((np.arange(len(sims)), -sims))
-    return order[:k]
-
-
 def implicit_anchors(kg, facts: np.ndarray, sims: np.ndarray, n: int) -> tuple[list[TimeValue], np.ndarray]:
     """T_imp (Eq. 6): the days of the top-N facts by similarity, and those facts' ids."""
-    top = facts[rank_by_similarity(sims, n)]
+    top = facts[top_k_stable(sims, n)]  # ties (facts of one triple): chronological
     anchors, seen = [], set()
     for day in fact_days(kg, top).tolist():
         if day not in seen:

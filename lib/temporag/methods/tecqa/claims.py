@@ -70,13 +70,6 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def _reader_hits(questions: Sequence, reads: Sequence) -> np.ndarray:
-    """Strict Hits@1 per question, NaN where the call failed (never a wrong answer)."""
-    hits = evaluate.hits_at_k([r.answers for r in reads], questions, (1,))[1].astype(float)
-    hits[np.array([r.error is not None for r in reads], dtype=bool)] = np.nan
-    return hits
-
-
 def outcomes(
     kg,
     questions: Sequence,
@@ -101,7 +94,12 @@ def outcomes(
     }
     if reader_questions:
         measured["hits@1"] = Outcomes(
-            {n: _reader_hits(reader_questions, r) for n, r in answers.items()},
+            {
+                name: evaluate.answered_hits(
+                    [a.answers for a in reads], reader_questions, evaluate.failed_calls(reads)
+                )[1]
+                for name, reads in answers.items()
+            },
             [q.quid for q in reader_questions],
         )
     else:
@@ -117,27 +115,3 @@ def outcomes(
         {n: evaluate.answer_recall(kg, ids, questions) for n, ids in beyond.items()}, quids
     )
     return measured
-
-
-def from_records(data: dict) -> tuple[dict, dict]:
-    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``):
-    recall@20 of each question's kept chain and semantic top facts, Hits@1 of the kept reader answers per
-    Table 2 variant, and recall of the facts each variant showed the reader (TECQA's on every question,
-    the ablations' on the reader sample only); Fig. 4 and the kit's variants kept no per-question record."""
-    from temporag.claims import legacy  # lazy: only a rebuild needs the data
-
-    questions, kept = legacy.multitq_questions(data), data.get("predictions", {})
-    shown = data.get("parameters", {}).get("reader_facts")
-    chains = kept.get("tecqa", [])
-    outcomes = {
-        "recall@20/TECQA": legacy.answer_recall(questions, chains, "facts", 20),
-        "recall@20/semantic": legacy.answer_recall(questions, chains, "semantic_top", 20),
-        "shown_recall/TECQA": legacy.answer_recall(questions, chains, "facts", shown),
-    }
-    reads = kept.get("reader", [])
-    for name in ("TECQA", *ABLATIONS):
-        mine = [r for r in reads if r.get("variant") == name]
-        outcomes[f"hits@1/{name}"] = legacy.strict_hits(questions, mine)
-        if name in ABLATIONS[:2]:  # what the reader was shown, kept for the reader sample only
-            outcomes[f"shown_recall/{name}"] = legacy.answer_recall(questions, mine, "facts")
-    return outcomes, legacy.skipped(["fig4_shown_recall", "beyond_recall"])

@@ -4,8 +4,9 @@ improved parse with the question-guided chain), both showing the first chain fac
 from __future__ import annotations
 
 from temporag.methods import tecqa
-from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods.book_entry import BookEntry, Headline, Number, PaperNumber, template_hits
 from temporag.methods.registry import Contender, MethodEntry
+from temporag.reported import PaperRef
 
 TECQA_FACTS = 20  # chain facts TECQA shows (the paper's "about 20"; the TECQA notebook's reader_facts)
 
@@ -40,7 +41,13 @@ ENTRY = MethodEntry(
                 Number("tecqa", "chain/answer_recall", "evidence-chain answer recall (K=40, N=2)"),
                 template_hits("TECQA (paper-faithful)"),
             ),
-            Number("tecqa", "table1/strict/Overall", "Hits@1, Table 1 Overall (Qwen3-8B reader)"),
+            PaperNumber(
+                PaperRef("tecqa", "Table 1", "TECQA", "Overall"),
+                "table1/strict/Overall",
+                "Hits@1, Table 1 Overall (Qwen3-8B reader)",
+                "TECQA (paper-faithful)",
+                "strict Hits@1",
+            ),
             Number("tecqa", "table1/strict/Overall", "reader Hits@1, strict"),
         ),
     ),

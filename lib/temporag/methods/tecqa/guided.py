@@ -36,6 +36,7 @@ from temporag.methods.tecqa.chain import proximity
 from temporag.question import cues
 from temporag.question.cues import cue_positions
 from temporag.question.parsing import Constraints
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import TimeValue
 
 _TIME_QUESTION = re.compile(
@@ -136,7 +137,7 @@ def reference_points(
         edge = int(pair_days.min()) if focus.ordinal == "first" else int(pair_days.max())
         return [TimeValue(edge, edge, "day")], f"{focus.ordinal} fact of the pair"
     if len(facts) and n > 0:
-        top = np.lexsort((np.arange(len(sims)), -sims))[:n]
+        top = top_k_stable(sims, n)
         return [TimeValue(int(d), int(d), "day") for d in dict.fromkeys(days[top].tolist())], "implicit"
     return [], "none"
 

@@ -32,7 +32,6 @@ import numpy as np
 
 from temporag.cache import content_hash
 from temporag.methods.base import Method, Retrieval, check_shared
-from temporag.methods.semantic import top_k_stable
 from temporag.methods.timer4.rerank import (
     DEFAULT_MU,
     RERANK_MODES,
@@ -51,6 +50,7 @@ from temporag.methods.timer4.rewrite import (
 from temporag.methods.timer4.store import KnowledgeStore, build_store, fact_text
 from temporag.retrieval.blas import one_blas_thread
 from temporag.retrieval.embed import Encoder
+from temporag.retrieval.topk import top_k_stable
 
 N_FACTS = 15  # n of the paper (Figure 3's peak)
 POOL = 100  # candidates the time-aware retriever hands to the rerank

@@ -89,27 +89,10 @@ def outcomes(
     for name, res in reads.items():
         asked = reader_questions if name == "TimeR4" else ablation_questions
         values = whole_output_hits(asked, [r.raw_text for r in res]).astype(float)
-        values[np.array([r.error is not None for r in res], dtype=bool)] = np.nan
+        values[evaluate.failed_calls(res)] = np.nan
         hits[name] = {q.quid: v for q, v in zip(asked, values)}
     kept = {q.quid for q in ablation_questions}
     measured["hits@1_whole"] = Outcomes(
         {n: {q: v for q, v in h.items() if q in kept} for n, h in hits.items()}
     )
     return measured
-
-
-def from_records(data: dict) -> tuple[dict, dict]:
-    """Outcomes rebuilt from a run recorded before the claims layer (``temporag.claims.legacy``): the
-    whole-output Hits@1 of the kept reader outputs per Table 5 variant; the recall measures kept no
-    per-question record."""
-    from temporag.claims import legacy  # lazy: only a rebuild needs the data
-
-    questions = legacy.multitq_questions(data)
-    outcomes: dict[str, dict] = {}
-    for r in data.get("predictions", {}).get("reader", []):
-        q = questions[str(r["quid"])]
-        hit = float(whole_output_hits([q], [r.get("raw") or ""])[0])
-        outcomes.setdefault(f"hits@1_whole/{r['variant']}", {})[str(r["quid"])] = (
-            float("nan") if r.get("error") else hit
-        )
-    return outcomes, legacy.skipped(["loss_recall@15", "recall@15"])

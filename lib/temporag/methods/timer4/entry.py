@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from temporag.config import get_settings
 from temporag.methods import timer4
-from temporag.methods.book_entry import BookEntry, Headline, Number, template_hits
+from temporag.methods.book_entry import BookEntry, Headline, Number, PaperNumber, template_hits
 from temporag.methods.registry import Contender, MethodEntry
 from temporag.methods.timer4.params import PARAMETERS as TIMER4_PARAMETERS
+from temporag.reported import PaperRef
 from temporag.retrieval.embed import Encoder
 
 #: TimeR4's training set per profile, as its notebook declares it
@@ -26,11 +26,9 @@ def cached_time_retriever(kg, examples: int, seed: int = 0) -> Path | None:
     notebook's default training config) if the cache holds it, else None — never trains."""
     from temporag.methods.timer4 import negatives, train  # lazy: the registry imports every entry
 
-    settings = get_settings()
     built = negatives.build_examples(kg, examples, seed=seed)
-    key = train.training_key(built, train.TrainConfig(seed=seed), settings.embedder)
-    path = settings.cache_dir / "timer4_retriever" / key
-    return path if (path / "timer4_training.json").exists() else None
+    folder = train.model_folder(built, train.TrainConfig(seed=seed))
+    return folder if (folder / train.TRAINING_META).exists() else None
 
 
 def cached_share(kg, model: str | Path) -> float:
@@ -86,7 +84,13 @@ ENTRY = MethodEntry(
                 Number("timer4", "table5/TimeR4/recall@15", "answer recall@15 (LLM-free)"),
                 template_hits("TimeR4"),
             ),
-            Number("timer4", "table3/whole/Overall", "Hits@1, Table 3 Overall (fine-tuned LLaMA2-7B reader)"),
+            PaperNumber(
+                PaperRef("timer4", "Table 3", "TimeR4", "Overall"),
+                "table3/whole/Overall",
+                "Hits@1, Table 3 Overall (fine-tuned LLaMA2-7B reader)",
+                "TimeR4",
+                "TimeR4's whole-output substring rule",
+            ),
             Number("timer4", "table3/whole/Overall", "reader Hits@1, whole-output rule"),
         ),
     ),

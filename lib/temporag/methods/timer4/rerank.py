@@ -22,6 +22,7 @@ import numpy as np
 
 from temporag.question import cues
 from temporag.question.cues import cue_pattern
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import TimeValue, extract_time_mentions
 
 VIOLATION = -100.0
@@ -117,5 +118,5 @@ def rerank_facts(
     else:
         time_score = phi_t(days, constraint) if mode == "eq9" else window_score(days, constraint, window_days)
         score = mu * sims + (1.0 - mu) * time_score
-    order = np.lexsort((np.arange(len(score)), -score))[:n]
+    order = top_k_stable(score, n)
     return facts[order], score[order]

@@ -24,9 +24,9 @@ import numpy as np
 
 from temporag.cache import cache_path, content_hash, discard, problem, save_with_hash
 from temporag.data.tkg import CSRIndex
-from temporag.methods.semantic import top_k_stable
 from temporag.retrieval.blas import one_blas_thread
 from temporag.retrieval.embed import kg_triple_vectors
+from temporag.retrieval.topk import top_k_stable
 from temporag.timeutil import iso_day
 
 DATE_WEIGHT = 0.5  # λ: the date segment's share of a fact vector (the paper leaves the fusion open)

@@ -253,6 +253,23 @@ def _step_loss(model, kg, batch, config: TrainConfig):
     return code_loss(q_rows, f_vecs)
 
 
+#: the file a finished training writes last into its model folder (its losses, seconds and device)
+TRAINING_META = "timer4_training.json"
+
+
+def model_folder(
+    examples: Sequence[TrainingExample],
+    config: TrainConfig,
+    base_model: str | None = None,
+    cache_dir: str | Path | None = None,
+) -> Path:
+    """Where the model fine-tuned on these inputs lives in the cache, trained or not: the one place
+    that spells the path (the leaderboard asks here instead of rebuilding it)."""
+    settings = get_settings()
+    key = training_key(examples, config, base_model or settings.embedder)
+    return (Path(cache_dir) if cache_dir is not None else settings.cache_dir) / "timer4_retriever" / key
+
+
 def _note(trained: TrainedRetriever, key: str, root: Path) -> TrainedRetriever:
     artifacts.note(
         "timer4_retriever",
@@ -283,12 +300,11 @@ def train_retriever(
     base_model = base_model or settings.embedder
     if not examples:
         raise ValueError("no training examples: build them with negatives.build_examples(kg, n)")
-    key = training_key(examples, config, base_model)
-    root = Path(cache_dir) if cache_dir is not None else settings.cache_dir
-    target = root / "timer4_retriever" / key
+    target = model_folder(examples, config, base_model, cache_dir)
+    key, root = target.name, target.parent.parent
     pairs = 4 * len(examples)
-    if (target / "timer4_training.json").exists() and check_folder(target):  # a bad model is retrained
-        meta = json.loads((target / "timer4_training.json").read_text())
+    if (target / TRAINING_META).exists() and check_folder(target):  # a bad model is retrained
+        meta = json.loads((target / TRAINING_META).read_text())
         cached = TrainedRetriever(
             target,
             config,
@@ -367,11 +383,11 @@ def _save(model, target: Path, key: str, meta: dict) -> None:
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{key}."))
     try:
         model.save(str(tmp))
-        save_json(tmp / "timer4_training.json", meta)
+        save_json(tmp / TRAINING_META, meta)
         record_folder(tmp)  # the hash of every file (model.safetensors ...), checked before it is trusted
         os.replace(tmp, target)
     except OSError:
-        if not (target / "timer4_training.json").exists():
+        if not (target / TRAINING_META).exists():
             raise
     finally:
         if tmp.exists():
