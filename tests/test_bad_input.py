@@ -11,7 +11,8 @@ import pytest
 
 from temporag import cli, config
 from temporag.cli.environment import check_environment
-from temporag.run.runner import RunOutcome, run_counts, summary
+from temporag.run.runner import RunOutcome, run_counts
+from temporag.run.summary import summary
 
 
 @pytest.mark.parametrize(

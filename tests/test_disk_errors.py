@@ -19,6 +19,7 @@ from test_runner_reliability import SLOW, _notebook
 from temporag import cli
 from temporag.notebook import outputs
 from temporag.run import oserrors, runner
+from temporag.run.summary import summary
 
 
 @pytest.fixture()
@@ -133,7 +134,7 @@ def test_a_full_disk_inside_a_cell_is_named_on_the_summary_line(nbs, tmp_path):
         f"disk full (ENOSPC) writing {staging}/predictions.json: free space on that file system (df -h) "
         "and run the same command again"
     )
-    assert outcome.error.splitlines()[-1] in runner.summary([outcome])
+    assert outcome.error.splitlines()[-1] in summary([outcome])
 
 
 def test_os_errors_quoted_in_a_traceback_are_named():

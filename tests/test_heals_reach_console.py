@@ -13,7 +13,8 @@ import pytest
 from test_llm_faults import fill_cache, garble
 
 from temporag import cache as cache_mod
-from temporag.run.runner import reproduce, run_counts, summary
+from temporag.run.runner import reproduce, run_counts
+from temporag.run.summary import summary
 
 # Reads the two damaged chunks (as embed.encode_cached does) and opens the LLM cache (as a client does).
 READS = """

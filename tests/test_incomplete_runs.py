@@ -16,7 +16,8 @@ import pytest
 from temporag.batch.book import Run, _run_facts
 from temporag.batch.index import find_runs
 from temporag.llm.stub import StubServer
-from temporag.run.runner import RESUME, _llm_verdict, reproduce, summary
+from temporag.run.runner import RESUME, _llm_verdict, reproduce
+from temporag.run.summary import summary
 
 # Six questions through the kit's client and Results: the stub's 500s are failed calls, its prose
 # for a list an unparsed reply (not cached: a re-run asks again).
@@ -112,7 +113,8 @@ def test_verdict_of_missing_answers(tmp_path):
 def test_the_note_of_an_incomplete_run_is_printed_once_and_cut_at_a_word(tmp_path, monkeypatch, capsys):
     from temporag import cli
     from temporag.batch.jobs import Job
-    from temporag.run.runner import RunOutcome, clip_note
+    from temporag.run.runner import RunOutcome
+    from temporag.run.summary import clip_note
 
     nbs = tmp_path / "notebooks"
     nbs.mkdir()

@@ -61,7 +61,7 @@ LAYERS = (
     "temporag",  # the package itself (its version)
     # the root modules every layer uses: redaction, settings and their caps, the signed cache, data trees
     "redact", "config", "limits", "cache_key", "datatree", "cache", "progress", "sampling",
-    "timeutil", "data", "llm", "linking", "retrieval", "question", "answer", "reported",  # serve every method
+    "timeutil", "data", "llm", "retrieval", "linking", "question", "answer", "reported",  # serve every method
     "claims",  # claims as data, the one verdict rule, the judge of one run's records
     # the declarations every method imports (the parameter vocabulary, registry entries, book entries,
     # artifacts, house plots) and the registry's lookups, the retrieval interface, the paper packages

@@ -40,6 +40,7 @@ def _cmd_reproduce(args) -> int:
     from temporag.batch.dask_engine import SchedulerUnreachable  # lazy: keeps `temporag --help` fast
     from temporag.batch.grid import GridError, expand  # lazy: keeps `temporag --help` fast
     from temporag.run import oserrors, runner, terminate  # lazy: keeps `temporag --help` fast
+    from temporag.run import summary as run_summary  # lazy: as the line above
 
     notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
@@ -74,7 +75,7 @@ def _cmd_reproduce(args) -> int:
 
     def finished() -> str:  # the summary of the jobs that ended, when the batch itself could not
         done = [printer.finished[i] for i in sorted(printer.finished)]
-        return f"\n{runner.summary(done)}" if done else ""
+        return f"\n{run_summary.summary(done)}" if done else ""
 
     try:
         with terminate.as_interrupt():  # SIGTERM (kill PID) stops and cleans up like Ctrl-C
@@ -108,7 +109,7 @@ def _cmd_reproduce(args) -> int:
         print(INTERRUPTED, file=sys.stderr)
         return 130
     print()
-    print(runner.summary(outcomes))
+    print(run_summary.summary(outcomes))
     incomplete = [o.name for o in outcomes if o.status == "incomplete"]
     if incomplete:
         print(
