@@ -103,7 +103,7 @@ def test_results_record_the_data_folder_relative_to_the_checkout(tmp_path, tmp_c
         main: [data],
     }
     for i, (checkout, spelled) in enumerate((c, s) for c, ss in spellings.items() for s in ss):
-        monkeypatch.setattr("temporag.notebook.results.REPO_ROOT", checkout)
+        monkeypatch.setattr("temporag.config.REPO_ROOT", checkout)
         out = tmp_path / f"out{i}"
         Results("demo", {}, out_dir=out, settings=get_settings(data_dir=spelled))
         recorded = json.loads((out / "results.json").read_text())["settings"]["data_dir"]
