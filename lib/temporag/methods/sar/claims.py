@@ -16,13 +16,13 @@ import numpy as np
 from temporag.answer import evaluate
 from temporag.claims import BEST, Claim, Measured, Outcomes
 from temporag.claims.model import printed
-from temporag.methods.sar import report
+from temporag.methods.sar import experiments, report
 
 PAPER = "sar"
 SERVED = ("TEMPORAG_LLM_BASE_URL=https://api.openai.com/v1 TEMPORAG_LLM_MODEL=gpt-4.1 "
           "temporag reproduce --notebook sar --profile paper -p reader_sample=560")
 PAPER_K, PAPER_N = 15, 2
-K_GRID, N_GRID, N_LLM = report.K_GRID, report.N_GRID, (0, 1, 2)
+K_GRID, N_GRID, N_LLM = experiments.K_GRID, experiments.N_GRID, (0, 1, 2)
 _T1 = "7-·-Table-1-—-MultiTQ-Hits@1-(Overall-/-Single-/-Multiple-/-Entity-/-Time)"
 _T2 = "8-·-Table-2-—-ablations:-w/o-Decompose,-w/o-Validation"
 _RECALL = "11-·-SEARCH-answer-recall-by-question-type,-next-to-semantic-retrieval"
@@ -85,7 +85,7 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 def _hits(questions: Sequence, records: Sequence, n: int | None = None) -> np.ndarray:
-    return report.hits(questions, report.answers_of(records, n), report.failed_of(records, n))
+    return report.hits(questions, experiments.answers_of(records, n), experiments.failed_of(records, n))
 
 
 def outcomes(

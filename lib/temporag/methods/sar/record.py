@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from temporag.claims import Measured, record_outcomes
-from temporag.methods.sar.experiments import paper_k_points
-from temporag.methods.sar.report import COLUMNS, N_GRID, recall_methods
+from temporag.methods.sar.experiments import N_GRID, paper_k_points
+from temporag.methods.sar.report import COLUMNS, recall_methods
 from temporag.reported import PaperRef
 
 
