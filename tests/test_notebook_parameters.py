@@ -16,7 +16,6 @@ import pytest
 from temporag.config import REPO_ROOT, get_settings
 from temporag.methods import timer4
 from temporag.methods.timer4 import experiments as timer4_experiments
-from temporag.methods.timer4 import runs as timer4_runs
 from temporag.notebook.outputs import output_name
 from temporag.notebook.params import KIT, declarations
 
@@ -26,7 +25,7 @@ NAMES = [p.stem for p in NOTEBOOKS]
 RETIRED = {
     "timer4": {
         "fig3_ns": list(timer4_experiments.FIG3_NS),
-        "reader_top_k": timer4_runs.READER_TOP_K,
+        "reader_top_k": timer4_experiments.READER_TOP_K,
         "code_loss": True,  # the code-loss model is always trained now
         "pool": timer4.POOL,  # the rerank's candidates: TimeR4's own default
     }

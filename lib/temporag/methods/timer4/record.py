@@ -2,7 +2,7 @@
 the committed runs use.
 
 The one module of the package that writes into a :class:`~temporag.notebook.results.Results`, so what a
-run stores is read in one place.  Each function takes what :mod:`.experiments`, :mod:`.runs` and
+run stores is read in one place.  Each function takes what :mod:`.experiments` and
 :mod:`.report` computed (numbers, frames, reader scores) and records it; it computes nothing itself.
 """
 
