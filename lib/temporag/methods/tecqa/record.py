@@ -147,7 +147,7 @@ def table1_multitq(
     results, table: pd.DataFrame, scores: Mapping, reader: str, questions_read: int, facts_shown: int | None
 ) -> None:
     """Table 1's MultiTQ columns: ``table1/<rule>/<column>`` (strict beside the paper's Table 1, lenient
-    with no paper value) and the table (:func:`.tables.table1_frame`), its caption naming the reader, the
+    with no paper value) and the table (:func:`.report.table1_frame`), its caption naming the reader, the
     sample and the facts it was shown."""
     for rule in ("strict", "lenient"):
         for column in tables.TABLE1_COLUMNS:
@@ -180,7 +180,7 @@ def table2_ablations(
     questions_read: int,
     facts_shown: int | None,
 ) -> None:
-    """Table 2's ablations (:func:`.tables.table2_frame`): ``table2/<variant>/hits@1_strict`` beside the
+    """Table 2's ablations (:func:`.report.table2_frame`): ``table2/<variant>/hits@1_strict`` beside the
     paper, the shown-context recall of each variant over every selected question (``shown_recall``:
     :func:`.experiments.shown_answer_recall`), and the table."""
     shown = dict(zip(table["variant"], table["shown-context answer recall (all questions)"], strict=True))
@@ -212,7 +212,7 @@ def table2_ablations(
 def failure_modes(results, table: pd.DataFrame, modes: Mapping[str, dict]) -> None:
     """Appendix E's failure modes beside the paper's §5.7 counts: the first parse's rates as
     ``failures/...``, the names-only parse's (the second) as ``..._names_only``, and the table
-    (:func:`.tables.failure_table` of the same ``modes``)."""
+    (:func:`.report.failure_table` of the same ``modes``)."""
     used, names_only = list(modes.values())[:2]
     results.compare("failures/empty_subgraph_rate", used["empty_subgraph_rate"], tables.EMPTY_SHARE)
     results.compare(
