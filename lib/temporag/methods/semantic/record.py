@@ -10,18 +10,19 @@ from __future__ import annotations
 import pandas as pd
 
 from temporag.answer import evaluate
-from temporag.methods.semantic.report import KG_STATISTICS, SEMANTIC_AT_20, kg_table_ref
+from temporag.methods.semantic.experiments import KG_STATISTICS, kg_table_ref
+from temporag.methods.semantic.report import SEMANTIC_AT_20
 
 
 def kg_statistics(results, table: pd.DataFrame) -> None:
-    """``kg/<statistic>``: each count of :func:`.report.kg_statistics` beside STAR-RAG's Table 1."""
+    """``kg/<statistic>``: each count of :func:`.experiments.kg_statistics` beside STAR-RAG's Table 1."""
     for (label, _, column), kit in zip(KG_STATISTICS, table["kit"], strict=True):
         results.compare(f"kg/{label.split()[0]}", kit, kg_table_ref(column))
 
 
 def recall(results, table: pd.DataFrame) -> dict:
     """``semantic/answer_recall@k`` with its bootstrap interval and n, read off the overall rows of
-    :func:`.report.recall_at_k_table`; k = 20 beside TECQA Fig. 2's semantic retriever.  Returns the
+    :func:`.experiments.recall_at_k_table`; k = 20 beside TECQA Fig. 2's semantic retriever.  Returns the
     k = 20 row (kit, paper)."""
     rows = {}
     for row in table[table.group == "overall"].to_dict("records"):
