@@ -17,10 +17,10 @@ import pandas as pd
 
 from temporag.answer import evaluate
 from temporag.methods.ia_rag import corpus
+from temporag.methods.ia_rag.experiments import prepare as prepare_setup
 from temporag.methods.ia_rag.reader_tables import read_scores, reader_mean
 from temporag.methods.ia_rag.retrieval import score_retrieval
 from temporag.methods.ia_rag.setups import documents_for
-from temporag.methods.ia_rag.setups import prepare as prepare_setup
 from temporag.sampling import stratified_sample
 
 VANILLA_CHUNKS = 2  # chunks Vanilla RAG shows (the IA-RAG notebook's default)
