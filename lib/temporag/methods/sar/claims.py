@@ -102,7 +102,7 @@ def outcomes(
 ) -> Measured:
     """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them).  ``agent`` / ``offline`` map a
     Table 1 / 2 row to its (records, verification budget N or None); ``recall`` is
-    :func:`report.recall_by_qtype`'s per-question recall, ``k_sweep`` :func:`report.k_sweep`'s
+    :func:`experiments.recall_by_qtype`'s per-question recall, ``k_sweep`` :func:`experiments.k_sweep`'s
     per-question Hits@1."""
     quids, agent_quids = [q.quid for q in questions], [q.quid for q in agent_questions]
     arms = ("SAR (offline policy)", _SEMANTIC, _SAME)  # recall_by_qtype's three lists, in its order
