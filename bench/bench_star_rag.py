@@ -13,9 +13,10 @@ import time
 
 import numpy as np
 
-from temporag.cache import save_pickle
+from temporag.cache import save_tree
 from temporag.data import multitq
 from temporag.methods import star_rag
+from temporag.methods.star_rag.graph import GRAPH_TYPES
 
 BUILD_BUDGET_S = 600
 RSS_BUDGET_MB = 8 * 1024
@@ -47,7 +48,8 @@ def main() -> int:
         f"{st['hamming1_pairs']:,} Hamming-1 pairs, {st['candidate_edges_with_spans']:,} with spans, "
         f"{st['selected_edges']:,} selected by MDL"
     )
-    save_pickle(star_rag.graph_cache_path(kg, params), graph)  # so the load below (and the notebook) reuse it
+    # so the load below (and the notebook) reuse it
+    save_tree(star_rag.graph_cache_path(kg, params), graph, GRAPH_TYPES)
     t0 = time.perf_counter()
     cached = star_rag.load_or_build(kg, params)
     print(f"rule graph, cached load: {time.perf_counter() - t0:.2f} s")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("TEMPORAG_DATA", REPO.parent / "shared" / "data")).resolve()
+# the cache signing key of this test session (and of the notebooks it runs): never the user's own
+os.environ["TEMPORAG_CACHE_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="temporag-key-")) / "cache.key")
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +29,20 @@ def kg(shared_data):
     from temporag.data import multitq
 
     return multitq.load_kg(shared_data)
+
+
+@pytest.fixture()
+def slice_kg(kg):
+    """400 facts among five MultiTQ countries: a real KG whose rule graph builds in seconds."""
+    import numpy as np
+
+    from temporag.data.tkg import TemporalKG
+
+    ents = [kg.entity_id[e] for e in ("Iran", "Iraq", "Oman", "Qatar", "China")]
+    pick = np.flatnonzero(np.isin(kg.s, ents) & np.isin(kg.o, ents))[:400]
+    return TemporalKG(
+        kg.s[pick], kg.r[pick], kg.o[pick], kg.t_start[pick], kg.t_end[pick], kg.entities, kg.relations
+    )
 
 
 @pytest.fixture(scope="session")

@@ -33,6 +33,12 @@ from temporag.run.runner import RunOutcome, run_counts, summary
             "localhost:8000",
             "TEMPORAG_LLM_BASE_URL='localhost:8000' is not an http(s) URL",
         ),
+        (
+            "TEMPORAG_LLM_BASE_URL",
+            "http://10.0.0.1:8000/v1",
+            "TEMPORAG_LLM_BASE_URL='http://10.0.0.1:8000/v1' is plain http:// to another machine",
+        ),
+        ("TEMPORAG_LLM_ALLOW_HTTP", "maybe", "TEMPORAG_LLM_ALLOW_HTTP='maybe' is not a flag"),
         ("TEMPORAG_KERNEL_START_TIMEOUT", "soon", "TEMPORAG_KERNEL_START_TIMEOUT='soon' is not a number > 0"),
         # a setting whose unset value means something says what (README: 16), never "default unset"
         (

@@ -233,7 +233,7 @@ def test_parallel_jobs_share_the_llm_cache_and_report_progress_per_job(tmp_path)
             assert f"[{i}/3 {label}] cell 4/4" in out  # three code cells and the injected parameters
             assert re.search(rf"\[{i}/3 {label}\] ok [0-9.]+ s → ", out), out
         root = tmp_path / "runs" / "grid" / "par" / "ask"
-        folders = [p for p in root.iterdir() if not p.name.startswith(".")]  # (.<name>.lock files beside)
+        folders = [p for p in root.iterdir() if not p.name.startswith(".")]  # (.<name>.failed beside)
         assert sorted(p.name for p in folders) == [
             "smoke-prefix=s-calls=3",
             "smoke-prefix=s-calls=4",
@@ -367,13 +367,14 @@ def _rule_graph_in_child(cache_file: str, out_file: str, built) -> None:
 
     graph.graph_cache_path = lambda kg, params=None: Path(cache_file)
     graph.build_rule_graph = slow_build
+    graph.RuleGraph, graph.GRAPH_TYPES = types.SimpleNamespace, (types.SimpleNamespace,)  # a stand-in graph
     graph.graph_digest = lambda rule_graph: "a stand-in graph"  # what the run records of the graph it used
     rule_graph = graph.load_or_build(kg=None)
     Path(out_file).write_text(json.dumps([rule_graph.edges, rule_graph.timings["loaded_from_cache"]]))
 
 
 def test_two_runs_needing_the_same_rule_graph_build_it_once(tmp_path):
-    cache_file = tmp_path / "cache" / "star_rag" / "graph.pkl"
+    cache_file = tmp_path / "cache" / "star_rag" / "graph.npz"
     cache_file.parent.mkdir(parents=True)
     built = run_twice_at_once(_rule_graph_in_child, lambda i: (str(cache_file), str(tmp_path / f"{i}.json")))
     assert built == 1  # one run built it, the other waited on its build lock and loaded it

@@ -183,7 +183,7 @@ def test_a_run_folder_shipped_from_a_worker_is_put_in_place_once(tmp_path):
     (here / "results.json").write_text("changed here")
     assert adopt(here, payload, "abc") is False  # the same run is already here (a shared file system)
     assert (here / "results.json").read_text() == "changed here"
-    assert sorted(p.name for p in here.parent.iterdir()) == [".tour.lock", "tour"]  # no staging left
+    assert sorted(p.name for p in here.parent.iterdir()) == ["tour"]  # no staging, no lock file left
 
 
 def test_merging_a_worker_cache_adds_what_is_missing_and_leaves_out_bad_entries(tmp_path):

@@ -1,7 +1,7 @@
 """Caches that heal: a cut, garbled or zeroed entry is logged with its path, removed and rebuilt.
 
 Real entries are corrupted: an embedding chunk of real MultiTQ relation names, and the STAR-RAG rule
-graph of a real MultiTQ slice (through ``load_or_build``, which goes through ``cache.load_pickle``).
+graph of a real MultiTQ slice (through ``load_or_build``, which goes through ``cache.load_tree``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import logging
 import numpy as np
 import pytest
 
-from temporag.cache import CacheEntryError, load_pickle, save_npy, sidecar_path
-from temporag.data.tkg import TemporalKG
+import temporag.cache
+from temporag.cache import save_npy, sidecar_path
 
 
 @pytest.fixture()
@@ -72,30 +72,19 @@ def test_embedding_chunk_heals(kg, encoder, tmp_cache, caplog, corrupt):
     assert sidecar_path(path).exists()
 
 
-def test_legacy_embedding_chunk_is_adopted_without_re_embedding(kg, encoder, tmp_cache, monkeypatch):
+def test_embedding_chunk_from_before_signatures_is_embedded_again(kg, encoder, tmp_cache):
     texts = kg.relation_labels[:40]
     first = encoder.encode_cached(texts)
     path = _chunk(tmp_cache)
-    sidecar_path(path).unlink()  # as written by the kit before sidecars existed
-
-    def no_encoding(*args, **kwargs):
-        raise AssertionError("a valid legacy chunk must be loaded, not re-embedded")
-
-    monkeypatch.setattr(encoder, "encode", no_encoding)
+    legacy = path.with_name(path.name + ".sha256")
+    sidecar_path(path).rename(legacy)  # as written by a kit that kept an unsigned hash
+    legacy.write_text(hashlib.sha256(path.read_bytes()).hexdigest() + "\n")
+    temporag.cache._VERIFIED.clear()  # a later process: nothing verified yet
     assert np.array_equal(encoder.encode_cached(texts), first)
-    assert sidecar_path(path).read_text().strip() == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert sidecar_path(path).exists() and not legacy.exists()  # rebuilt and signed; the old hash gone
 
 
-# -- the STAR-RAG rule graph (a pickle) ----------------------------------------------------------------
-
-
-@pytest.fixture()
-def slice_kg(kg) -> TemporalKG:
-    ents = [kg.entity_id[e] for e in ("Iran", "Iraq", "Oman", "Qatar", "China")]
-    pick = np.flatnonzero(np.isin(kg.s, ents) & np.isin(kg.o, ents))[:400]
-    return TemporalKG(
-        kg.s[pick], kg.r[pick], kg.o[pick], kg.t_start[pick], kg.t_end[pick], kg.entities, kg.relations
-    )
+# -- the STAR-RAG rule graph (a data-only .npz) -------------------------------------------------------------
 
 
 def _graph(slice_kg):
@@ -104,16 +93,16 @@ def _graph(slice_kg):
     return load_or_build(slice_kg, GraphParams(min_support=0.6, k_type=2))
 
 
-def _pickle(tmp_cache):
-    files = sorted((tmp_cache / "star_rag").glob("*.pkl"))
+def _entry(tmp_cache):
+    files = sorted((tmp_cache / "star_rag").glob("*.npz"))
     assert len(files) == 1, files
     return files[0]
 
 
 @pytest.mark.parametrize("corrupt", [_cut, _garble, _garbage])
-def test_rule_graph_pickle_heals(slice_kg, tmp_cache, caplog, corrupt):
+def test_rule_graph_entry_heals(slice_kg, tmp_cache, caplog, corrupt):
     first = _graph(slice_kg)
-    path = _pickle(tmp_cache)
+    path = _entry(tmp_cache)
     corrupt(path)
     with caplog.at_level(logging.WARNING, logger="temporag.cache"):
         rebuilt = _graph(slice_kg)
@@ -123,31 +112,8 @@ def test_rule_graph_pickle_heals(slice_kg, tmp_cache, caplog, corrupt):
     assert _graph(slice_kg).timings["loaded_from_cache"] == 1.0
 
 
-def test_legacy_rule_graph_pickle_garbled_inside_is_removed_with_a_clear_error(slice_kg, tmp_cache):
-    first = _graph(slice_kg)
-    path = _pickle(tmp_cache)
-    sidecar_path(path).unlink()
-    data = bytearray(path.read_bytes())
-    data[2:200] = b"\x00" * 198  # framing intact (PROTO first, STOP last), content garbled
-    path.write_bytes(bytes(data))
-    with pytest.raises(CacheEntryError, match="run again to rebuild it") as info:
-        load_pickle(path)
-    assert str(path) in str(info.value) and not path.exists()
-    assert np.array_equal(_graph(slice_kg).mdl.selected, first.mdl.selected)
-
-
-def test_legacy_rule_graph_pickle_is_adopted(slice_kg, tmp_cache):
-    _graph(slice_kg)
-    path = _pickle(tmp_cache)
-    sidecar_path(path).unlink()
-    assert _graph(slice_kg).timings["loaded_from_cache"] == 1.0
-    assert sidecar_path(path).exists()
-
-
 def test_rule_graph_in_a_read_only_cache_is_read_without_its_build_lock(slice_kg, tmp_cache, monkeypatch):
     """In a read-only cache an entry that exists is read without taking its build lock (`….building`)."""
-    import temporag.cache
-
     first = _graph(slice_kg)
 
     def no_lock(path, **kw):
@@ -186,11 +152,9 @@ def _faiss(tmp_cache):
 def test_timer4_faiss_index_cut_or_garbled_is_rebuilt(slice_kg, tmp_cache, caplog, corrupt, legacy):
     first = _store(slice_kg, tmp_cache).index
     path = _faiss(tmp_cache)
-    assert sidecar_path(path).exists()  # the hash of its bytes, recorded when it was written
+    assert sidecar_path(path).exists()  # the signature of its bytes, made when it was written
     if legacy:
-        sidecar_path(path).unlink()
-    if legacy and corrupt is _garble:
-        pytest.skip("a legacy index garbled inside still reads: only a recorded hash tells")
+        sidecar_path(path).unlink()  # unsigned: rebuilt, however whole it looks
     corrupt(path)
     with caplog.at_level(logging.WARNING, logger="temporag.cache"):
         rebuilt = _store(slice_kg, tmp_cache).index  # was: RuntimeError … read_vector_with_known_size
@@ -217,19 +181,21 @@ def test_a_cut_trained_model_is_removed_and_retrained(tmp_path, caplog, recorded
     model = _safetensors_folder(tmp_path / "model")
     if recorded:
         record_folder(model.parent)
-    assert check_folder(model.parent) and (model.parent / MANIFEST).exists()  # a legacy one is adopted
-    _cut(model)
+        assert check_folder(model.parent) and (model.parent / MANIFEST).exists()
+        _cut(model)  # else: a folder from before signed manifests is not trusted, whole or not
     with caplog.at_level(logging.WARNING, logger="temporag.cache"):
         assert not check_folder(model.parent)
     assert not model.parent.exists() and "is invalid" in caplog.text
 
 
 def test_train_retriever_retrains_when_its_cached_model_is_cut(kg, tmp_path, monkeypatch):
+    from temporag.cache import record_folder
     from temporag.methods.timer4 import train
 
     examples = [object()]
     monkeypatch.setattr(train, "training_key", lambda *a: "k")
     model = _safetensors_folder(tmp_path / "timer4_retriever" / "k")
+    record_folder(model.parent)
     cached = train.train_retriever(kg, examples, cache_dir=tmp_path, progress=False)
     assert cached.cached and (model.parent / ".sha256.json").exists()  # whole: trusted and recorded
     _cut(model)
@@ -288,12 +254,31 @@ def test_onnx_export_garbled_is_detected_and_exported_again(fake_export, tmp_cac
     assert f"cache entry {path} is invalid" in caplog.text
 
 
+def test_a_replaced_onnx_export_is_exported_again(fake_export, tmp_cache, caplog):
+    """Issue 41: an export replaced by someone who also rewrote the sha256 beside it (not the signature:
+    that needs the key) is refused with one line naming it and exported again."""
+    from temporag.retrieval.embed_onnx import build_export
+
+    model_dir, made = fake_export
+    path = build_export(model_dir, "onnx", tmp_cache)
+    good = path.read_bytes()
+    path.write_bytes(b"someone else's graph " * 100)
+    mac = sidecar_path(path)
+    mac.write_text(f"{hashlib.sha256(path.read_bytes()).hexdigest()} {mac.read_text().split()[1]}\n")
+    with caplog.at_level(logging.WARNING, logger="temporag.cache"):
+        assert build_export(model_dir, "onnx", tmp_cache) == path
+    assert made == ["onnx", "onnx"] and path.read_bytes() == good
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and said[0].startswith(f"cache entry {path} is invalid (bytes do not match")
+
+
 def test_onnx_export_without_a_recorded_hash_is_exported_again(fake_export, tmp_cache):
     from temporag.retrieval.embed_onnx import build_export
 
     model_dir, made = fake_export
     path = build_export(model_dir, "onnx", tmp_cache)
-    sidecar_path(path).unlink()  # an export from before hashes were recorded
+    sidecar_path(path).unlink()  # an export from before signatures were made
+    temporag.cache._VERIFIED.clear()  # a later process: nothing verified yet
     assert build_export(model_dir, "onnx", tmp_cache) == path
     assert made == ["onnx", "onnx"] and sidecar_path(path).exists()
 
@@ -312,5 +297,9 @@ def test_onnx_export_in_a_read_only_cache_takes_no_build_lock(fake_export, tmp_c
     monkeypatch.setattr(embed_onnx, "building", no_lock)
     monkeypatch.setattr(embed_onnx, "_writable", lambda folder: False)
     assert embed_onnx.build_export(model_dir, "onnx", tmp_cache) == path and made == ["onnx"]
-    sidecar_path(path).unlink()  # no recorded hash, cannot export again: used (with a warning)
-    assert embed_onnx.build_export(model_dir, "onnx", tmp_cache) == path and made == ["onnx"]
+    sidecar_path(path).unlink()  # no signature, and it cannot be exported again here: refused in one line
+    temporag.cache._VERIFIED.clear()
+    monkeypatch.setattr(temporag.cache, "discard", lambda path, problem: None)  # cannot remove it either
+    with pytest.raises(RuntimeError, match=f"ONNX export {path} cannot be trusted .* the cache is read-only"):
+        embed_onnx.build_export(model_dir, "onnx", tmp_cache)
+    assert made == ["onnx"]

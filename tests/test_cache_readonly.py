@@ -168,19 +168,18 @@ def test_read_only_content_cache_reads_entries_and_writes_nothing(tmp_path, read
     src = tmp_path / "cache"
     vectors = np.eye(3, dtype=np.float32)
     content.save_npy(content.cache_path("embeddings", "hashed", ".npy", src), vectors)
-    np.save(src / "embeddings" / "legacy.npy", vectors)  # written before hashes were recorded
-    content.save_pickle(content.cache_path("star_rag", "graph", ".pkl", src), {"rules": [1, 2]})
+    content.save_tree(content.cache_path("star_rag", "graph", ".npz", src), {"rules": (1, 2)}, ())
     model = src / "timer4" / "model"
     model.mkdir(parents=True)
-    (model / "config.json").write_text("{}")  # a folder entry written before manifests were
+    (model / "config.json").write_text("{}")
+    content.record_folder(model)
     cache_dir = read_only(src)
     before = _digests(cache_dir)
 
-    for key in ("hashed", "legacy"):
-        path = content.cache_path("embeddings", key, ".npy", cache_dir)
-        np.testing.assert_array_equal(content.load_npy(path), vectors)
-    assert content.load_pickle(content.cache_path("star_rag", "graph", ".pkl", cache_dir)) == {
-        "rules": [1, 2]
+    path = content.cache_path("embeddings", "hashed", ".npy", cache_dir)
+    np.testing.assert_array_equal(content.load_npy(path), vectors)
+    assert content.load_tree(content.cache_path("star_rag", "graph", ".npz", cache_dir), ()) == {
+        "rules": (1, 2)
     }
     assert content.check_folder(cache_dir / "timer4" / "model")
     assert content.read_only(cache_dir)

@@ -30,7 +30,7 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         atomic_write(target, boom)
     assert np.load(target).tolist() == [1.0, 1.0, 1.0]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.npy", "v.npy.sha256"]  # no temp file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.npy", "v.npy.mac"]  # no temp file left
 
 
 def test_results_record_everything(tmp_path, tmp_cache):
@@ -163,3 +163,34 @@ def test_one_content_hash_serves_cache_keys_and_artifact_digests():
     ).hexdigest()
     assert artifacts.digest(array, {"tau": 0.8, "b": [1, 2]}) == expected
     assert content_hash(array, {"tau": 0.8, "b": [1, 2]}) == expected[:16]
+
+
+def test_a_run_on_a_question_file_records_it_and_labels_the_papers_numbers(tmp_path, tmp_cache):
+    """A run on ``questions_file`` recorded ``"split": "test_sample_shared"`` (the default it did not read)
+    and showed its recall beside the paper's number as if measured on the same questions."""
+    from temporag.reported import PaperRef
+
+    ref = PaperRef("tecqa", "§1 text", "Structure-guided subgraph", "Answer Recall")
+    questions = tmp_path / "held_out.json"
+    params = {"profile": "smoke", "split": "test_sample_shared", "questions_file": str(questions)}
+    res = Results("demo", params, out_dir=tmp_path / "demo")
+    row = res.compare("subgraph/answer_recall", 0.9675, ref, n=954)
+    assert (row["kit"], row["paper"], row["n"]) == (0.9675, 0.9933, 954)  # the numbers do not move
+    assert row["paper_source"] == (
+        "§1 text: Structure-guided subgraph / Answer Recall (MultiTQ) (on the paper's questions; this run "
+        "read another question set: questions_file:held_out.json)"
+    )
+    saved = json.loads((tmp_path / "demo" / "results.json").read_text())
+    assert saved["parameters"]["split"] == "questions_file:held_out.json"
+    assert saved["parameters"]["questions_file"] == str(questions)
+    assert saved["metrics"]["subgraph/answer_recall"]["paper_source"] == row["paper_source"]
+    from temporag.batch.index import headline
+
+    assert headline(saved)[0]["other_questions"] is True  # the index labels its paper numbers too
+    plain = Results("plain", {"profile": "smoke", "split": "test_sample_shared", "questions_file": None},
+                    out_dir=tmp_path / "plain")
+    assert plain.compare("x", 0.5, ref)["paper_source"] == ref.label()  # a normal run: as before
+    recorded = json.loads((tmp_path / "plain" / "results.json").read_text())
+    assert recorded["parameters"]["split"] == "test_sample_shared" and "other_questions" not in str(
+        headline(recorded)
+    )

@@ -199,3 +199,54 @@ def test_a_real_full_disk_is_named_and_the_summary_printed(nbs, tiny_disk, capsy
     assert line.lstrip().startswith("disk full (ENOSPC"), line
     assert "free space on that file system (df -h)" in line
     assert not list((tiny_disk / "smoke").glob(".slow.staging-*"))
+
+
+def test_a_full_disk_in_the_caches_onnx_export_names_the_export(tmp_path, monkeypatch):
+    """torch writes the ONNX graph through an open file, so its ENOSPC names no file; the error said the
+    run's staging folder (gone by then) was full.  The cache's write names the entry it was making."""
+    import traceback
+
+    from temporag.retrieval import embed_onnx
+
+    model, cache = tmp_path / "model", tmp_path / "cache"
+    model.mkdir()
+    (model / "model.safetensors").write_bytes(b"weights")
+
+    def export(model_dir, out):  # half a graph written, then the disk is full
+        with open(out, "wb") as f:
+            f.write(b"half a graph")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    path = embed_onnx.export_path(model, "onnx", cache)
+    monkeypatch.setattr(embed_onnx, "_export_fp32", export)
+    with pytest.raises(OSError) as caught:
+        embed_onnx.build_export(model, "onnx", cache)
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(path))
+    text = "".join(traceback.format_exception(caught.value))  # what a cell's traceback quotes
+    assert oserrors.from_text(text, tmp_path / "staging") == (
+        f"disk full (ENOSPC) writing {path}: free space on that file system (df -h) and run the same "
+        "command again"
+    )
+    assert not path.exists() and not [p for p in path.parent.iterdir() if p.suffix == ".tmp"]
+
+
+# A cell meets a full disk whose error names no file (a write on an open file).
+FULL_UNNAMED = """
+import errno, os
+raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+"""
+
+
+@pytest.mark.slow
+def test_a_full_disk_naming_no_file_is_not_pinned_on_the_staging_folder(nbs, tmp_path, tmp_cache):
+    _notebook(nbs / "full.ipynb", FULL_UNNAMED, 'profile = "smoke"\noutput_dir = None')
+    [outcome] = runner.reproduce(
+        ["full"], notebook_dir=nbs, figures_dir=tmp_path / "figures", runs_dir=tmp_path / "runs"
+    )
+    folder = tmp_path / "runs" / "smoke" / "full"
+    assert outcome.status == "failed"
+    assert outcome.error.splitlines()[-1] == (
+        f"disk full (ENOSPC) writing a file its error does not name (the run's folder: {folder}; the cache: "
+        f"{tmp_cache}): free space on that file system (df -h) and run the same command again"
+    )
+    assert ".staging-" not in outcome.error.splitlines()[-1]

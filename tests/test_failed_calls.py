@@ -38,7 +38,7 @@ def test_tour_reader_table_counts_failed_calls_beside_hits(kg, questions, tmp_ca
     scores = evaluate.hits_by_category(picked, [r.answers for r in answers], failed=failed)
     results = Results("tour", {"seed": 0}, out_dir=tmp_path / "out")
     table = report.reader_table(scores, llm.model_name)
-    record.reader_hits(results, scores, table, llm.model_name, top_k=3)
+    record.reader_hits(results, scores, table, llm.model_name, 3, usage={}, predictions=[])
     assert table[["Hits@1", "n", "answered", "failed"]].values.tolist() == [[1.0, 2, 1, 1]] * 2
     assert "Naive RAG (top-3 facts) + reader" in results.tables_md.read_text()
     assert "on a seeded sample of 2 questions." in results.tables_md.read_text()

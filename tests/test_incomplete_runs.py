@@ -107,3 +107,26 @@ def test_verdict_of_missing_answers(tmp_path):
         json.dumps({"llm_calls": {"calls": 6, "failed": 0, "unparsed": 2, "unparsed_pending": 0}})
     )
     assert _llm_verdict(path) == ("", "")
+
+
+def test_the_note_of_an_incomplete_run_is_printed_once_and_cut_at_a_word(tmp_path, monkeypatch, capsys):
+    from temporag import cli
+    from temporag.batch.jobs import Job
+    from temporag.run.runner import RunOutcome, clip_note
+
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    _notebook(nbs / "partial.ipynb")
+    error = "the endpoint said " + " ".join(f"word{i}" for i in range(80))  # a long last error
+    note = f"2 of 6 LLM calls failed (left out of the reader metrics) — last error: {error}; {RESUME}"
+    outcome = RunOutcome("partial", "incomplete", 1.0, None, output_dir=tmp_path / "p", note=note)
+    monkeypatch.setattr(Job, "run_here", lambda job, on_cell=None, on_progress=None: outcome)
+    argv = ["reproduce", "-n", "partial", "--notebook-dir", str(nbs), "--runs-dir", str(tmp_path / "runs")]
+    assert cli.main(argv) == 1
+    out, err = capsys.readouterr()
+    assert (out + err).count("2 of 6 LLM calls failed") == 1  # the summary's note line only
+    [line] = [x for x in out.splitlines() if x.startswith("    note: ")]
+    assert line.endswith(f"…; {RESUME}") and len(line) <= len("    note: ") + 300
+    cut = line.split("…")[0].rsplit(" ", 1)[1]
+    assert cut in error.split()  # a whole word, not one cut in the middle
+    assert clip_note("short; " + RESUME) == "short; " + RESUME and clip_note("x " * 10) == "x " * 10

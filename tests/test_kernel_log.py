@@ -1,6 +1,7 @@
 """A kernel process's own stdout and stderr (its housekeeping: a TCP warning on every start, ZMQ
-tracebacks while it shuts down) go to a log beside the output folder, never to the console; a run whose
-kernel died names that log and quotes its last lines.
+tracebacks while it shuts down) go to a log in the run's staging folder, never to the console; a run whose
+kernel died keeps that log with its outputs, names it and quotes its last lines; a run that worked leaves
+no log, in or beside its folder.
 
 Real papermill runs of tiny notebooks; fd-level capture sees what a kernel writes to the fds it
 inherited."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from temporag.notebook.outputs import failed_dir
 from temporag.run.kernel_log import log_path
 from temporag.run.runner import reproduce
 
@@ -54,15 +56,17 @@ def test_a_kernels_own_output_goes_to_its_log_not_the_console(dirs, capfd):
     console = capfd.readouterr()
     assert LAST_WORDS not in console.err + console.out
     assert "[IPKernelApp]" not in console.err  # ipykernel's start-up warnings too
-    logged = log_path(outcome.output_dir).read_text()
-    assert LAST_WORDS in logged  # kept, beside the folder (hidden, like its lock)
-    assert log_path(outcome.output_dir).name == ".noisy.kernel.log"
+    # the log was the staging folder's, dropped before publishing: nothing beside the folder, nothing added
+    assert sorted(p.name for p in outcome.output_dir.parent.iterdir()) == ["noisy"]
+    assert not log_path(outcome.output_dir).exists()
 
 
 @pytest.mark.slow
 def test_a_dead_kernel_names_its_log_and_what_it_said_last(dirs):
     [outcome] = reproduce(["dies"], **dirs)
     assert outcome.status == "failed" and "DeadKernelError" in outcome.error
-    log = log_path(dirs["runs_dir"] / "smoke" / "dies")
+    log = log_path(failed_dir(dirs["runs_dir"] / "smoke" / "dies"))  # kept with the failed run's outputs
     assert f"the kernel's own output ({log}), last lines:" in outcome.error
     assert outcome.error.endswith("\nabout to be killed")  # what it wrote last, from the log
+    assert "about to be killed" in log.read_text()
+    assert sorted(p.name for p in log.parent.parent.iterdir()) == [".dies.failed"]  # no lock, no log beside

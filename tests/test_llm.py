@@ -626,7 +626,7 @@ def test_bad_cache_row_is_removed_and_recomputed(tmp_path, settings, caplog):
     with caplog.at_level("WARNING", logger="temporag.llm"):
         healed = make(settings, backend).chat(msgs("hello"))
     assert not healed.cached and healed.text == "echo hello" and backend.calls == 2
-    assert str(db) in caplog.text and key in caplog.text and "not JSON" in caplog.text
+    assert str(db) in caplog.text and key in caplog.text and "signature does not match" in caplog.text
     assert make(settings, FakeBackend()).chat(msgs("hello")).cached  # rewritten, valid again
     with sqlite3.connect(db) as conn:  # a row of the wrong shape heals the same way
         conn.execute("UPDATE responses SET response = ? WHERE key = ?", ('{"text": 3}', key))

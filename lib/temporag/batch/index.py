@@ -23,8 +23,10 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from temporag.notebook.outputs import FIGURES_DIR, RUNS_DIR
+from temporag.run import owned
 from temporag.run.runner import changed_since_stamp
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -63,7 +65,9 @@ def _number(value: Any) -> float | None:
 
 
 def headline(results: dict) -> list[dict[str, Any]]:
-    """Every metric recorded with the paper's value: key, kit, paper, n, reader (in recorded order)."""
+    """Every metric recorded with the paper's value: key, kit, paper, n, reader (in recorded order), and
+    ``other_questions`` when the run read a question file (the paper's number is on its own questions)."""
+    other = str((results.get("parameters") or {}).get("split") or "").startswith("questions_file:")
     rows = []
     for key, metric in (results.get("metrics") or {}).items():
         if not isinstance(metric, dict):
@@ -73,6 +77,7 @@ def headline(results: dict) -> list[dict[str, Any]]:
             continue
         rows.append(
             {"metric": key, "kit": kit, "paper": paper, "n": metric.get("n"), "reader": metric.get("reader")}
+            | ({"other_questions": True} if other else {})
         )
     return rows
 
@@ -160,14 +165,13 @@ def _slug(entry: RunEntry, base: Path) -> str:
 
 
 def notebook_html(notebook: Path) -> str:
-    """An executed notebook as a self-contained HTML page (no script or stylesheet from the network)."""
+    """An executed notebook as a self-contained HTML page (no script or stylesheet from the network, every
+    output sanitised: :mod:`temporag.batch.sanitize`)."""
     import nbformat
-    from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(
-        template_name="lab", extra_template_paths=[str(TEMPLATES)], template_file="offline.html.j2"
-    )
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    from temporag.batch.sanitize import html_exporter
+
+    body, _ = html_exporter("offline.html.j2").from_notebook_node(nbformat.read(notebook, as_version=4))
     return body
 
 
@@ -192,17 +196,25 @@ def _fmt(value: float | None) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 and value == int(value) else f"{value:.3f}"
 
 
+def href(target: str) -> str:
+    """A page or file named after a run folder or notebook, as a quoted attribute's value: percent-encoded,
+    then HTML-escaped, so an odd name can break neither the link nor the page."""
+    return html.escape(quote(target))
+
+
 def _summary_row(e: RunEntry, base: Path) -> str:
     esc = html.escape
     shown = "<br>".join(
-        f"{esc(h['metric'])}: kit {_fmt(h['kit'])} · paper {_fmt(h['paper'])}" for h in e.headline[:3]
+        f"{esc(h['metric'])}: kit {_fmt(h['kit'])} · paper {_fmt(h['paper'])}"
+        + (" (on other questions than this run's)" if h.get("other_questions") else "")
+        for h in e.headline[:3]
     )
     more = f"<br><a href='#{e.slug}'>all {len(e.headline)} →</a>" if len(e.headline) > 3 else ""
     try:
         where = e.folder.resolve().relative_to(base.resolve())
     except ValueError:
         where = e.folder
-    name = f"<a href='{e.slug}/{esc(e.name)}.html'>{esc(e.name)}</a>" if e.notebook else esc(e.name)
+    name = f"<a href='{e.slug}/{href(e.name)}.html'>{esc(e.name)}</a>" if e.notebook else esc(e.name)
     return (
         f"<tr><td>{name}</td>"
         f"<td><code>{esc(str(where))}</code></td><td>{esc(e.profile)}</td>"
@@ -229,7 +241,7 @@ def _detail(e: RunEntry) -> str:
         if rows
         else "<p class='muted'>No metric of this run was recorded with a paper value.</p>"
     )
-    links = [f"<a href='{e.slug}/{esc(e.name)}.html'>executed notebook</a>"] if e.notebook else []
+    links = [f"<a href='{e.slug}/{href(e.name)}.html'>executed notebook</a>"] if e.notebook else []
     links += [
         f"<a href='{e.slug}/{n}'>{n}</a>" for n in ("results.json", "tables.md") if (e.folder / n).exists()
     ]
@@ -251,9 +263,7 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
     out = Path(out)
     base = Path(figures_dir).resolve().parent
     entries = find_runs([Path(figures_dir), Path(runs_dir)])
-    staging = out.with_name(f".{out.name}.building")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging = owned.stage(out)  # refused before anything is built when out is not the kit's
     used: set[str] = set()
     for e in entries:
         slug = _slug(e, base)
@@ -273,7 +283,8 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
     page = (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>temporag runs</title>"
         f"<style>{_STYLE}</style></head><body><h1>temporag: executed notebooks</h1>"
-        f"<p class='muted'>{len(entries)} runs ({', '.join(f'{n} {s}' for s, n in counts.items()) or 'none'})"
+        f"<p class='muted'>{len(entries)} runs "
+        f"({html.escape(', '.join(f'{n} {s}' for s, n in counts.items())) or 'none'})"
         " · "
         f"generated {now} by <code>temporag index</code>. Kit numbers beside the papers' from each run's "
         "results.json; reader numbers name the model that produced them.</p>"
@@ -285,7 +296,5 @@ def build_index(out: Path, figures_dir: Path = FIGURES_DIR, runs_dir: Path = RUN
         + "</body></html>"
     )
     (staging / "index.html").write_text(page, encoding="utf-8")
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
+    owned.put_in_place(staging, out, "temporag index")
     return out / "index.html"

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import temporag
+from temporag.run import terminate
 from temporag.run.runner import RunOutcome, current_run, run_notebook
 
 MARK = "@temporag "
@@ -118,20 +119,21 @@ def run_in_child(job: Job, log_file: Path, on_event: OnEvent | None = None) -> R
             text=True,
         )
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(job.to_json() + "\n")
-        proc.stdin.flush()  # stdin stays open: the child exits when it closes (this process died)
-        outcome = None
-        for line in proc.stdout:
-            if not line.startswith(MARK):
-                log.write(line)
-                continue
-            event = json.loads(line[len(MARK) :])
-            if event.get("event") == "done":
-                outcome = RunOutcome.from_dict(event["outcome"])
-            elif on_event is not None:
-                on_event(event)
-        proc.stdin.close()
-        code = proc.wait()
+        with terminate.child(proc.pid):  # SIGTERM to this process reaches the job too
+            proc.stdin.write(job.to_json() + "\n")
+            proc.stdin.flush()  # stdin stays open: the child exits when it closes (this process died)
+            outcome = None
+            for line in proc.stdout:
+                if not line.startswith(MARK):
+                    log.write(line)
+                    continue
+                event = json.loads(line[len(MARK) :])
+                if event.get("event") == "done":
+                    outcome = RunOutcome.from_dict(event["outcome"])
+                elif on_event is not None:
+                    on_event(event)
+            proc.stdin.close()
+            code = proc.wait()
     if outcome is None:
         outcome = RunOutcome(
             job.notebook,
@@ -166,10 +168,13 @@ def main() -> int:
     events = sys.stdout
     sys.stdout = sys.stderr
     try:
-        outcome = job.run_here(
-            lambda done, of, s: _emit(events, {"event": "cell", "done": done, "of": of, "s": s}),
-            lambda text: _emit(events, {"event": "progress", "text": text}),
-        )
+        with terminate.as_interrupt():  # SIGTERM: the runner removes its staging folder, as for Ctrl-C
+            outcome = job.run_here(
+                lambda done, of, s: _emit(events, {"event": "cell", "done": done, "of": of, "s": s}),
+                lambda text: _emit(events, {"event": "progress", "text": text}),
+            )
+    except terminate.Terminated:
+        return terminate.EXIT
     finally:
         sys.stdout = events
     _emit(events, {"event": "done", "outcome": outcome.to_dict()})

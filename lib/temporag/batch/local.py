@@ -28,9 +28,8 @@ def report(printer: Printer, index: int, job: Job, outcome: RunOutcome) -> None:
     """The closing line(s) of one job."""
     printer.finished[index] = outcome
     where = f" → {outcome.output_dir}" if outcome.output_dir else ""
+    # its status line counts what is missing; the note itself is printed once, in the summary
     printer.line(index, job.label, f"{outcome.shown} {outcome.seconds:.1f} s{where}")
-    if outcome.note:
-        printer.line(index, job.label, f"note: {outcome.note}")
     for heal in outcome.healed:
         printer.line(index, job.label, f"healed: {heal}")
     if outcome.status == "failed" and outcome.error:

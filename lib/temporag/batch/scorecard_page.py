@@ -18,7 +18,7 @@ def _row(paper_title: str, page: str, r: dict, label: str) -> str:
     esc = html.escape
     # nbconvert's heading id: the heading, spaces as hyphens, percent-encoded with these characters kept
     anchor = quote(r.get("section", ""), safe="?/:@!$&'()*+,;=")
-    link = f"{page}#{esc(anchor)}" if anchor else page
+    link = esc(f"{quote(page)}#{anchor}" if anchor else quote(page))
     own = " <i>(kit's own)</i>" if r["kit's own"] else ""
     best = f" · best {esc(r['best'])}" if r["best"] else ""
     verdict = esc(r["verdict"])
@@ -27,7 +27,7 @@ def _row(paper_title: str, page: str, r: dict, label: str) -> str:
         f"<br><span class='book-plumbing'>{esc(r['where'])} · {esc(r['protocol'])} protocol · "
         f"{esc(r['compared'])}{best}</span></td><td class='verdict-{verdict.replace(' ', '-')}'>"
         f"<b>{verdict}</b></td><td>{scorecard._num(r['effect'])}</td><td>{scorecard.interval(r)}</td>"
-        f"<td>{r['n'] or ''}</td><td>{scorecard._num(r['mde'], '{:.3f}')}</td></tr>"
+        f"<td>{esc(str(r['n'] or ''))}</td><td>{scorecard._num(r['mde'], '{:.3f}')}</td></tr>"
     )
 
 

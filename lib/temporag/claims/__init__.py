@@ -3,21 +3,15 @@
 Each paper package declares its claims in ``methods/<paper>/claims.py`` (:class:`Claim`) and computes the
 per-question outcomes they read there (``claims.outcomes``: :class:`Outcomes` by measure), which its
 ``record.outcomes`` stores (:func:`record_outcomes`); a notebook's last section judges the claims on the
-run's per-question records (:func:`judge_claims`); ``temporag claims``
-and the book's first page judge the same declarations on any run folder.  Every verdict comes from
-:mod:`temporag.claims.rule` (paired bootstrap interval of the per-question difference), printed under
-every table as :data:`RULE`.  This layer imports no method package.
+run's per-question records (:func:`judge_claims`; both in :mod:`.record`, the layer's one writer);
+``temporag claims`` and the book's first page judge the same declarations on any run folder.  Every
+verdict comes from :mod:`temporag.claims.rule` (paired bootstrap interval of the per-question
+difference), printed under every table as :data:`RULE`.  This layer imports no method package.
 """
 
-from temporag.claims.judge import (
-    MissingOutcome,
-    judge,
-    judge_all,
-    judge_claims,
-    record_outcomes,
-    render_markdown,
-)
+from temporag.claims.judge import MissingOutcome, judge, judge_all, render_markdown
 from temporag.claims.model import BEST, Claim, Measured, Outcomes
+from temporag.claims.record import judge_claims, record_outcomes
 from temporag.claims.rule import RULE, Verdict, best_setting, paired
 
 __all__ = [

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from temporag.claims import rule
-from temporag.claims.model import BEST, Claim, Measured
+from temporag.claims.model import BEST, Claim
 
 COLUMNS = ("paper", "claim", "where", "statement", "paper's numbers", "protocol", "kit's own", "compared",
            "measure", "verdict", "n", "effect", "ci_low", "ci_high", "mde", "best", "note")
@@ -126,31 +126,6 @@ def served_cost(results_json: str | Path) -> str:
     hours = "" if p["llm_hours"] is None else f", {p['llm_hours']:.1f} LLM h at this run's s/call"
     tokens = "" if p["tokens"] is None else f", {p['tokens']:,.0f} tokens"
     return f"{p['calls']:,.0f} calls{tokens}{hours} (`temporag costs`)"
-
-
-def record_outcomes(results, measured: Measured) -> None:
-    """Store what a package's ``claims.outcomes`` measured, in its order: each measure's per-question
-    vectors (``Results.outcomes``), or why this run leaves the measure out (``Results.skip_outcomes``).
-    The packages' ``record.outcomes`` call it, so the claims are recorded the same way everywhere."""
-    for measure, got in measured.items():
-        if isinstance(got, str):
-            results.skip_outcomes(measure, got)
-        else:
-            results.outcomes(measure, got.values, quids=got.quids)
-
-
-def judge_claims(results, claims: Sequence[Claim], show: bool = True):
-    """A notebook's Claims section in one call: judge ``claims`` on the run's recorded outcomes, record
-    the table ``claims`` (the rule as its caption) and show it with the rule and the chance line under it.
-    Raises :class:`MissingOutcome` for a claim naming an outcome the run did not record."""
-    rows = judge_all(claims, results.data, served_cost(Path(results.dir) / "results.json"))
-    table = frame(rows)
-    results.table("claims", table, caption=f"{rule.RULE}\n\n{summary(rows)}")
-    if show:
-        from IPython.display import Markdown, display
-
-        display(Markdown(render_markdown(rows)))
-    return None
 
 
 def _number(value, pattern: str = "{:+.3f}") -> str:

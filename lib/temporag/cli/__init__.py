@@ -27,13 +27,19 @@ INTERRUPTED = (
     "interrupted (Ctrl-C): notebooks reported finished above are published; each one still running keeps "
     "its last complete run, nothing half-written is published — run the same command again to resume"
 )
+#: what SIGTERM (``kill PID``) during ``reproduce`` stopped and kept (:mod:`temporag.run.terminate`)
+TERMINATED = (
+    "terminated (SIGTERM): stopped {stopped} before finishing; notebooks reported finished above are "
+    "published, each one stopped keeps its last complete run and its staging folder was removed — run the "
+    "same command again to resume"
+)
 
 
 def _cmd_reproduce(args) -> int:
     from temporag import batch  # lazy: keeps `temporag --help` fast
     from temporag.batch.dask_engine import SchedulerUnreachable  # lazy: keeps `temporag --help` fast
     from temporag.batch.grid import GridError, expand  # lazy: keeps `temporag --help` fast
-    from temporag.run import oserrors, runner  # lazy: keeps `temporag --help` fast
+    from temporag.run import oserrors, runner, terminate  # lazy: keeps `temporag --help` fast
 
     notebook_dir = Path(args.notebook_dir).resolve() if args.notebook_dir else runner.NOTEBOOK_DIR
     runs_dir = Path(args.runs_dir).resolve() if args.runs_dir else runner.RUNS_DIR
@@ -71,14 +77,15 @@ def _cmd_reproduce(args) -> int:
         return f"\n{runner.summary(done)}" if done else ""
 
     try:
-        outcomes = batch.run(
-            jobs,
-            engine=args.engine,
-            n_jobs=args.jobs,
-            address=args.address,
-            worker_cache=args.worker_cache,
-            printer=printer,
-        )
+        with terminate.as_interrupt():  # SIGTERM (kill PID) stops and cleans up like Ctrl-C
+            outcomes = batch.run(
+                jobs,
+                engine=args.engine,
+                n_jobs=args.jobs,
+                address=args.address,
+                worker_cache=args.worker_cache,
+                printer=printer,
+            )
     except ImportError as exc:
         if exc.name not in ("dask", "distributed"):
             raise
@@ -91,6 +98,11 @@ def _cmd_reproduce(args) -> int:
         print(finished())
         print(f"temporag reproduce: {oserrors.describe(exc)}", file=sys.stderr)
         return 2
+    except terminate.Terminated:  # what it stopped, and that nothing half-written was kept
+        print(finished())
+        stopped = [job.label for i, job in enumerate(jobs) if i not in printer.finished]
+        print(TERMINATED.format(stopped=", ".join(stopped) or "nothing"), file=sys.stderr)
+        return terminate.EXIT
     except KeyboardInterrupt:  # one line, not the traceback of every frame it came through
         print(finished())
         print(INTERRUPTED, file=sys.stderr)
@@ -206,7 +218,7 @@ def _cmd_cache(args) -> int:
         counts = merge_cache_dirs(Path(source).expanduser(), into)
         print(
             f"{source} → {into}: {counts['llm_rows']} LLM responses, {counts['files']} cache files added "
-            f"({counts['skipped']} invalid entries left out)"
+            f"({counts['skipped']} entries left out, each named above)"
         )
     return 0
 
@@ -528,10 +540,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"temporag: {exc}", file=sys.stderr)
         return 2
     from temporag.data.errors import DataFormatError, MissingDataError  # lazy: a light import
+    from temporag.run.owned import NotKitFolder  # lazy: a light import
 
     try:
         return int(args.func(args) or 0)
-    except (MissingDataError, DataFormatError) as exc:  # its message names the file and the fix
+    except (MissingDataError, DataFormatError, NotKitFolder) as exc:  # its message names the file and the fix
         print(f"temporag: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -2,7 +2,9 @@
 
 Every reader yields ``(line, value)`` pairs so that a loader can point at the exact line of a bad
 record.  For a JSON list the line is where the record starts in the file (so a user can jump to
-it), and problems also name the record's 0-based index in the list.
+it), and problems also name the record's 0-based index in the list.  Every JSON is decoded within the
+kit's caps (:mod:`temporag.limits`: file size, nesting depth), so a hostile file is one error naming it,
+never a ``RecursionError`` or a machine out of memory.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from temporag.data.errors import DataFormatError, require_questions
+from temporag import limits
+from temporag.data.errors import DataFormatError, InputLimitError, require_questions
 from temporag.data.paths import data_file, open_text
 
 T = TypeVar("T")
 
-_DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
+_SIZE = "TEMPORAG_MAX_INPUT_BYTES"
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,43 @@ def _skip_space(text: str, pos: int) -> int:
     return pos
 
 
+def _check_size(path: Path, size: int, limit: int, hint: str) -> None:
+    if size > limit:
+        raise InputLimitError(path, None, f"the file is {limits.too_large(size, limit, _SIZE)}", hint)
+
+
+def read_capped(path: str | Path, hint: str) -> str:
+    """A text file's content, refused with one line past ``TEMPORAG_MAX_INPUT_BYTES`` (a ``.gz`` file is
+    counted as it un-zips, so a small archive cannot expand without bound)."""
+    path = Path(path)
+    limit = limits.max_input_bytes()
+    _check_size(path, path.stat().st_size, limit, hint)
+    with open_text(path) as f:
+        text = f.read(limit + 1)
+    _check_size(path, len(text), limit, hint)  # characters: never more than the bytes they came from
+    return text
+
+
+def read_json_file(path: str | Path, hint: str) -> Any:
+    """The one JSON document of a file, within the caps (size, depth); bad JSON names its line."""
+    path = Path(path)
+    try:
+        return limits.loads(read_capped(path, hint))
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(path, exc.lineno, f"invalid JSON ({exc.msg})", hint) from exc
+    except limits.LimitError as exc:
+        raise InputLimitError(path, None, str(exc), hint) from None
+
+
 def read_json_list(path: str | Path, hint: str) -> Iterator[tuple[Where, Any]]:
     """Records of a file holding one JSON list, each with the line it starts on."""
     path = Path(path)
-    with open_text(path) as f:
-        text = f.read()
+    yield from json_list_records(read_capped(path, hint), path, hint)
+
+
+def json_list_records(text: str, path: Path, hint: str) -> Iterator[tuple[Where, Any]]:
+    """Records of ``text``, one JSON list read from ``path``, each with the line it starts on."""
+    depth = limits.max_json_depth()
     pos = _skip_space(text, 0)
     if text.startswith("\ufeff"):
         pos = _skip_space(text, 1)
@@ -63,11 +98,13 @@ def read_json_list(path: str | Path, hint: str) -> Iterator[tuple[Where, Any]]:
         line += text.count("\n", counted_to, pos)
         counted_to = pos
         try:
-            value, end = _DECODER.raw_decode(text, pos)
+            value, end = limits.decode(text, pos, depth)
         except json.JSONDecodeError as exc:
             raise DataFormatError(
                 path, exc.lineno, f"record {index}: invalid JSON ({exc.msg})", hint
             ) from exc
+        except limits.LimitError as exc:
+            raise InputLimitError(path, line, f"record {index}: {exc}", hint) from None
         yield Where(path, line, hint, index), value
         index += 1
         pos = _skip_space(text, end)
@@ -87,14 +124,20 @@ def read_json_list(path: str | Path, hint: str) -> Iterator[tuple[Where, Any]]:
 def read_jsonl(path: str | Path, hint: str) -> Iterator[tuple[Where, Any]]:
     """Records of a JSON-lines file (blank lines skipped), each with its 1-based line number."""
     path = Path(path)
+    size, limit, depth = 0, limits.max_input_bytes(), limits.max_json_depth()
+    _check_size(path, path.stat().st_size, limit, hint)
     with open_text(path) as f:
         for lineno, raw in enumerate(f, start=1):
+            size += len(raw)
+            _check_size(path, size, limit, hint)
             if not raw.strip():
                 continue
             try:
-                value = json.loads(raw)
+                value = limits.loads(raw, depth)
             except json.JSONDecodeError as exc:
                 raise DataFormatError(path, lineno, f"invalid JSON ({exc.msg})", hint) from exc
+            except limits.LimitError as exc:
+                raise InputLimitError(path, lineno, str(exc), hint) from None
             yield Where(path, lineno, hint), value
 
 
@@ -127,8 +170,7 @@ def read_int_table(path: str | Path, columns: int, hint: str) -> np.ndarray:
     A malformed file is re-read line by line to report the first bad line.
     """
     path = Path(path)
-    with open_text(path) as f:
-        text = f.read()
+    text = read_capped(path, hint)
     n_rows = sum(1 for line in text.split("\n") if line.strip())
     try:
         values = np.array(text.split(), dtype=np.int64)

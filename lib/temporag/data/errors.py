@@ -21,6 +21,11 @@ class DataFormatError(ValueError):
         super().__init__(message)
 
 
+class InputLimitError(DataFormatError):
+    """A file past one of the kit's caps on untrusted input (:mod:`temporag.limits`: size, nesting depth):
+    refused before anything reads further, whatever the loader."""
+
+
 class MissingDataError(FileNotFoundError):
     """A data set file is absent; the message says how to get it."""
 

@@ -7,7 +7,6 @@ leaves five entity names in their quoted form), so it is read with the csv modul
 from __future__ import annotations
 
 import csv
-import json
 import logging
 import re
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag.data._read import load_question_file, split_file
+from temporag.data._read import load_question_file, read_json_file, split_file
 from temporag.data.errors import DataFormatError
 from temporag.data.paths import data_file, open_text
 from temporag.data.tkg import TemporalKG, day_number
@@ -53,13 +52,7 @@ def _load_id_map(relative: str, data_dir) -> list[str] | None:
         path = data_file(relative, DATASET, data_dir)
     except FileNotFoundError:
         return None
-    with open_text(path) as f:
-        try:
-            mapping = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(
-                path, exc.lineno, f"invalid JSON ({exc.msg})", "expected {name: id}"
-            ) from exc
+    mapping = read_json_file(path, "expected {name: id}")
     names = [""] * len(mapping)
     for name, idx in mapping.items():
         if not isinstance(idx, int) or not 0 <= idx < len(names) or names[idx]:
@@ -163,16 +156,7 @@ _FIELDS = ("quid", "question", "answers", "answer_type", "time_level", "qtype", 
 
 def parse_questions(path: str | Path) -> list[Question]:
     """Questions in MultiTQ's own JSON format (a list of records with the 7 official fields)."""
-    with open_text(path) as f:
-        try:
-            records = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(
-                path,
-                exc.lineno,
-                f"invalid JSON ({exc.msg})",
-                "expected a JSON list of MultiTQ question records",
-            ) from exc
+    records = read_json_file(path, "expected a JSON list of MultiTQ question records")
     if not isinstance(records, list):
         raise DataFormatError(
             path, 1, "top level is not a list", "expected a JSON list of MultiTQ question records"

@@ -75,13 +75,26 @@ def leaderboard(
     results.table("leaderboard", table, caption)
 
 
-def paired(results, method_scores: Sequence[MethodScores], questions: Sequence) -> None:
-    """The per-question outcomes behind :func:`.paired.vs_baseline` (``leaderboard/<measure>/<method>``)."""
+def summary_figure(results, figure) -> None:
+    """The summary figure (:func:`.report.summary_figure`, shown in the cell)."""
+    results.figure("leaderboard_summary", figure)
+
+
+def paired(
+    results, method_scores: Sequence[MethodScores], questions: Sequence, table: pd.DataFrame
+) -> None:
+    """The per-question outcomes behind :func:`.paired.vs_baseline` (``leaderboard/<measure>/<method>``)
+    and its ``table`` (``paired_vs_semantic``)."""
     quids = [q.quid for q in questions]
     for measure in MEASURES:
         results.outcomes(
             f"leaderboard/{measure}", {s.name: s.per_question()[measure] for s in method_scores}, quids=quids
         )
+    caption = (
+        "Each method minus the semantic baseline, per question: effect, paired bootstrap 95 % "
+        f"interval, n, MDE ({len(questions)} questions, LLM-free)."
+    )
+    results.table("paired_vs_semantic", table, caption)
 
 
 def breakdowns(results, by_category: Mapping[str, pd.DataFrame], n_questions: int) -> None:
@@ -107,3 +120,24 @@ def documents(results, document_table: pd.DataFrame, reader: str, reader_sample:
         f"{reader_sample} seeded questions per data set (DyG-RAG token-level accuracy)."
     )
     results.table("documents", document_table, caption)
+
+
+def headline(results, table: pd.DataFrame) -> None:
+    """Each paper's headline three ways (:func:`.report.headline_table`)."""
+    caption = "Each paper's headline: paper, kit under the paper's protocol, kit under the common one."
+    results.table("headline", table, caption)
+
+
+def code_table(results, table: pd.DataFrame) -> None:
+    """Paper vs released code vs kit for every method (:func:`.report.code_table`)."""
+    caption = (
+        "Paper vs released code (our reading) vs kit, gathered from the paper packages "
+        "and the committed runs."
+    )
+    results.table("paper_vs_code_vs_kit", table, caption)
+
+
+def predictions(results, records: list[dict]) -> None:
+    """Every method's per-question template-reader answers and evidence ids
+    (:func:`.experiments.predictions`)."""
+    results.predictions("leaderboard", records)

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from temporag import limits
 from temporag.answer import evaluate
 from temporag.data import multitq
 from temporag.leaderboard.report import pivot
@@ -30,7 +31,8 @@ from temporag.leaderboard.scores import KS, with_ci
 
 
 class PredictionsError(ValueError):
-    """A predictions file that cannot be scored (shape, unknown question, a method twice for a question)."""
+    """A predictions file that cannot be scored (shape, unknown question, a method twice for a question);
+    a bad record is named by its file and line."""
 
 
 @dataclass
@@ -41,49 +43,113 @@ class Submission:
     quids: list
     answers: list[list[str]]
     evidence: list[np.ndarray] | None  # None: the method gave no evidence
+    places: list[str] | None = None  # where each record is ("file line 3"), for errors; None: unknown
 
 
-def _records(path: Path) -> list[dict]:
-    text = path.read_text(encoding="utf-8")
+_HINT = "expected a JSON list of predictions, JSON Lines or a results.json"
+_FACT_ID_END = 2**63  # evidence ids are int64 rows of the KG
+_SPACE = " \t\r\n"
+
+
+def _records(path: Path) -> tuple[list, list[str]]:
+    """(records, where each one is) of a predictions file, read within the kit's caps
+    (:mod:`temporag.limits`): a JSON list and JSON Lines name a record's line, a results.json its place
+    in ``predictions``."""
+    from temporag.data._read import json_list_records, read_capped
+
+    text = read_capped(path, _HINT)
+    if text.lstrip("\ufeff" + _SPACE).startswith("["):
+        pairs = list(json_list_records(text, path, _HINT))
+        return [r for _, r in pairs], [f"{path} line {w.line}" for w, _ in pairs]
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        whole = limits.loads(text)
+    except (json.JSONDecodeError, limits.LimitError):
+        whole = None
+    if isinstance(whole, dict) and "predictions" in whole:
+        if not isinstance(whole["predictions"], dict):
+            raise PredictionsError(f"{path}: 'predictions' should map a run to its records")
+        found = [
+            (r, f"{path}: predictions[{run!r}][{i}]")
+            for run, records in whole["predictions"].items()
+            for i, r in enumerate(records if isinstance(records, list) else [records])
+        ]
+        return [r for r, _ in found], [w for _, w in found]
+    return _json_lines(text, path)
+
+
+def _json_lines(text: str, path: Path) -> tuple[list, list[str]]:
+    records, places = [], []
+    depth = limits.max_json_depth()
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
         try:
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
+            records.append(limits.loads(line, depth))
         except json.JSONDecodeError as exc:
-            raise PredictionsError(f"{path}: neither JSON nor JSON Lines ({exc})") from None
-    if isinstance(data, dict) and isinstance(data.get("predictions"), dict):
-        return [r for records in data["predictions"].values() for r in records]
-    if not isinstance(data, list):
-        raise PredictionsError(f"{path}: expected a list of predictions, JSON Lines or a results.json")
-    return data
+            raise PredictionsError(
+                f"{path} line {lineno}: neither JSON nor JSON Lines ({exc.msg}) — {_HINT}"
+            ) from None
+        except limits.LimitError as exc:
+            raise PredictionsError(f"{path} line {lineno}: {exc}") from None
+        places.append(f"{path} line {lineno}")
+    return records, places
 
 
-def submissions(records: Sequence[dict], default_method: str) -> list[Submission]:
-    """Records grouped by method, in the order methods first appear."""
-    grouped: dict[str, list[dict]] = {}
-    for i, record in enumerate(records):
-        if not isinstance(record, dict) or "quid" not in record or "answers" not in record:
-            raise PredictionsError(f"prediction {i} needs 'quid' and 'answers', got {record!r:.200}")
-        grouped.setdefault(str(record.get("method") or default_method), []).append(record)
+def _checked(record, place: str) -> dict:
+    """``record`` when it can be scored, else a :class:`PredictionsError` naming ``place`` and the field."""
+    if not isinstance(record, dict) or "quid" not in record or "answers" not in record:
+        raise PredictionsError(f"{place}: a prediction needs 'quid' and 'answers', got {record!r:.200}")
+    quid, answers = record["quid"], record["answers"]
+    if isinstance(quid, bool) or not isinstance(quid, (int, str)):
+        raise PredictionsError(f"{place}: quid {quid!r:.80} should be an integer or a string")
+    if not isinstance(answers, list) or not all(
+        isinstance(a, (str, int, float)) and not isinstance(a, bool) for a in answers
+    ):
+        raise PredictionsError(f"{place}: 'answers' {answers!r:.80} should be a list of strings")
+    evidence = record.get("evidence_ids", [])
+    if not isinstance(evidence, list):
+        raise PredictionsError(f"{place}: 'evidence_ids' should be a list of MultiTQ fact ids")
+    for i, fact in enumerate(evidence):
+        if isinstance(fact, bool) or not isinstance(fact, int) or not 0 <= fact < _FACT_ID_END:
+            raise PredictionsError(
+                f"{place}: evidence_ids[{i}] = {fact!r:.40} is not a MultiTQ fact id (an integer ≥ 0)"
+            )
+    return record
+
+
+def submissions(
+    records: Sequence[dict], default_method: str, places: Sequence[str] | None = None
+) -> list[Submission]:
+    """Records grouped by method, in the order methods first appear; ``places`` names where each record
+    is (default: "prediction i") for the error a malformed one gets."""
+    where = list(places) if places is not None else [f"prediction {i}" for i in range(len(records))]
+    grouped: dict[str, list[tuple[dict, str]]] = {}
+    for record, place in zip(records, where):
+        record = _checked(record, place)
+        grouped.setdefault(str(record.get("method") or default_method), []).append((record, place))
     out = []
     for method, rows in grouped.items():
-        quids = [r["quid"] for r in rows]
-        if len(set(quids)) != len(quids):
-            raise PredictionsError(f"{method}: a question is predicted twice")
-        given = ["evidence_ids" in r for r in rows]
+        seen: set = set()
+        for r, place in rows:
+            if r["quid"] in seen:
+                raise PredictionsError(f"{place}: {method}: question {r['quid']!r:.40} is predicted twice")
+            seen.add(r["quid"])
+        given = ["evidence_ids" in r for r, _ in rows]
         if any(given) and not all(given):
-            raise PredictionsError(f"{method}: evidence_ids given for some questions but not all")
-        answers = [[str(a) for a in r["answers"]] for r in rows]
-        evidence = [np.asarray(r["evidence_ids"], dtype=np.int64) for r in rows] if all(given) else None
-        out.append(Submission(method, quids, answers, evidence))
+            place = rows[given.index(False)][1]
+            raise PredictionsError(f"{place}: {method}: evidence_ids given for some questions but not all")
+        quids = [r["quid"] for r, _ in rows]
+        answers = [[str(a) for a in r["answers"]] for r, _ in rows]
+        evidence = [np.asarray(r["evidence_ids"], dtype=np.int64) for r, _ in rows] if all(given) else None
+        out.append(Submission(method, quids, answers, evidence, [p for _, p in rows]))
     return out
 
 
 def load(path: str | Path) -> list[Submission]:
     """Every method's predictions in a file (JSON Lines, a JSON list, or a results.json)."""
     path = Path(path)
-    return submissions(_records(path), path.stem)
+    records, places = _records(path)
+    return submissions(records, path.stem, places)
 
 
 def per_question(kg, questions: Sequence, submission: Submission, ks: Sequence[int] = KS) -> dict:
@@ -93,9 +159,12 @@ def per_question(kg, questions: Sequence, submission: Submission, ks: Sequence[i
         "Hits@1 lenient": evaluate.hits_at_k(submission.answers, questions, (1,), "lenient")[1],
     }
     if submission.evidence is not None:
-        for id_list in submission.evidence:
+        for i, id_list in enumerate(submission.evidence):
             if len(id_list) and (id_list.min() < 0 or id_list.max() >= len(kg)):
-                raise PredictionsError(f"{submission.method}: evidence ids must be MultiTQ fact ids")
+                place = f"{submission.places[i]}: " if submission.places else ""
+                raise PredictionsError(
+                    f"{place}{submission.method}: evidence ids must be MultiTQ fact ids (0 to {len(kg) - 1})"
+                )
         recall = evaluate.answer_recall_at_k(kg, submission.evidence, questions, list(ks))
         values.update({f"recall@{k}": recall[k] for k in ks})
     return values
@@ -103,10 +172,13 @@ def per_question(kg, questions: Sequence, submission: Submission, ks: Sequence[i
 
 def aligned_questions(submission: Submission, by_quid: dict) -> list:
     """The question records of a submission's quids, in its order; an unknown quid is an error."""
-    unknown = [q for q in submission.quids if q not in by_quid]
+    unknown = [i for i, q in enumerate(submission.quids) if q not in by_quid]
     if unknown:
+        place = f"{submission.places[unknown[0]]}: " if submission.places else ""
+        shown = repr([submission.quids[i] for i in unknown[:3]])
         raise PredictionsError(
-            f"{submission.method}: {len(unknown)} question(s) not in the question set, e.g. {unknown[:3]}"
+            f"{place}{submission.method}: {len(unknown)} question(s) not in the question set, "
+            f"e.g. {shown[:120] + ('…' if len(shown) > 120 else '')}"
         )
     return [by_quid[q] for q in submission.quids]
 
@@ -137,7 +209,11 @@ def kit_submissions(leaderboard_results: Path, quids: Sequence) -> list[Submissi
     if not Path(leaderboard_results).is_file():
         return []
     wanted = set(quids)
-    records = [r for r in _records(Path(leaderboard_results)) if r.get("quid") in wanted]
+    records = [
+        r
+        for r in _records(Path(leaderboard_results))[0]
+        if isinstance(r, dict) and isinstance(r.get("quid"), (int, str)) and r["quid"] in wanted
+    ]
     out = []
     for sub in submissions(records, "kit"):
         if set(sub.quids) == wanted:

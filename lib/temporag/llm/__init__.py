@@ -2,9 +2,9 @@
 
 One class, :class:`LLM`, talks to any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
 llama.cpp server, ...) configured by ``TEMPORAG_LLM_BASE_URL`` / ``TEMPORAG_LLM_MODEL`` /
-``OPENAI_API_KEY``; with no endpoint set it runs the embedded SmolLM2-135M-Instruct in-process through
-llama-cpp-python, so every notebook works offline on a laptop and moves to a GPU box by changing one
-setting.
+``TEMPORAG_LLM_API_KEY`` (``OPENAI_API_KEY`` only for OpenAI's own host: :mod:`~temporag.llm.endpoint`);
+with no endpoint set it runs the embedded SmolLM2-135M-Instruct in-process through llama-cpp-python, so
+every notebook works offline on a laptop and moves to a GPU box by changing one setting.
 
 Why the extra machinery around a plain API call, module by module:
 

@@ -7,13 +7,14 @@ import atexit
 import importlib.util
 import json
 import logging
-import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from temporag.llm.endpoint import NO_KEY, client_url
 from temporag.llm.types import TOKENS_API, TOKENS_MODEL, LLMError, MalformedResponseError, Messages
+from temporag.redact import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +47,20 @@ class OpenAIBackend:
     def __init__(self, base_url: str, model: str | None, *, timeout: float, api_key: str | None = None):
         import openai
 
-        self.endpoint = base_url
+        # what messages, the cache and the breaker name: the URL without its credentials (unchanged when it
+        # has none, so cache keys stay those of before)
+        self.endpoint = redact_url(base_url)
         self._model = model
-        # Local servers (vLLM, llama.cpp) ignore the key but the client refuses to run without one.
-        key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-        self._client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0)
+        # Local servers (vLLM, llama.cpp) ignore the key but the client refuses to run without one; which
+        # key may go where is llm.endpoint.api_key_for's decision, never the environment's by default
+        root, query = client_url(base_url)
+        self._client = openai.OpenAI(
+            base_url=root,
+            api_key=api_key or NO_KEY,
+            default_query=query or None,
+            timeout=timeout,
+            max_retries=0,
+        )
 
     @property
     def model_name(self) -> str:
@@ -114,6 +124,16 @@ def find_embedded_gguf() -> Path:
     return found[0]
 
 
+# llama.cpp's context settings for the embedded reader beyond size and threads (bench/bench_reader.py measures
+# the alternatives, and whether each leaves the replies unchanged)
+READER_CONTEXT: dict[str, Any] = {"n_batch": 512, "n_ubatch": 512, "flash_attn": False}
+
+
+def llama_settings() -> dict[str, Any]:
+    """What the embedded reader runs with (recorded by the reader benchmark beside its figures)."""
+    return {"n_ctx": DEFAULT_N_CTX, **READER_CONTEXT}
+
+
 def _load_llama(path: Path, n_ctx: int, threads: int) -> Any:
     """Load a GGUF once per process (and per context size / thread count)."""
     key = (str(path), n_ctx, threads)
@@ -130,7 +150,8 @@ def _load_llama(path: Path, n_ctx: int, threads: int) -> Any:
             # prompt evaluation gets the same thread budget: llama-cpp's default (every core) makes its
             # threads spin at barriers whenever another process holds a core — 8x slower calls measured
             _LLAMA_MODELS[key] = Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+                model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False,
+                **READER_CONTEXT,
             )
             log.info("loaded %s in %.1f s", path.name, time.perf_counter() - t0)
         return _LLAMA_MODELS[key]

@@ -8,6 +8,14 @@ call that reads it).
 A read-only cache (a read-only mount, a folder this process cannot write, ``TEMPORAG_CACHE_READONLY=1``)
 is opened read-only by sqlite itself, serves every answer it holds without a lock, and a miss is sent and
 said in one line ("cache is read-only; answer not cached"), never a failed call.
+
+Every answer row carries a signature (column ``mac``: an HMAC of its key, model, endpoint and response
+with the cache key of :mod:`temporag.cache_key`, kept outside the cache): a row changed by hand, copied in
+from another cache without ``temporag cache merge``, or written before answers were signed is not trusted
+— it is removed and the question asked again.  Old caches get the column on first open and nothing is
+re-signed: their answers are asked again once (said in one line), since a row without a signature cannot
+be told from a planted one.  Merging (:meth:`ResponseCache.add_rows`) is the user's decision to trust
+another cache: what it imports is signed with this machine's key.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from temporag.cache import exclusive, read_only, record_heal
+from temporag.cache_key import sign, verify
 
 log = logging.getLogger(__name__)
 _client_log = logging.getLogger("temporag.llm")  # best_effort speaks for the client, under its name
@@ -31,7 +40,7 @@ _client_log = logging.getLogger("temporag.llm")  # best_effort speaks for the cl
 T = TypeVar("T")
 
 CACHE_SCHEMA = 1
-_COLUMNS = "key, model, endpoint, response, created"
+_COLUMNS = "key, model, endpoint, response, created, mac"
 _CHECKED: set[tuple[str, int]] = set()  # (path, pid) whose database passed the check in this process
 _CHECK_LOCK = threading.RLock()  # re-entered by the fresh cache a salvage fills
 _SALVAGE_QUERIES = 20_000  # how hard salvage tries around damaged pages before giving up on the rest
@@ -46,6 +55,11 @@ _RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
     "latency_s": (int, float),
     "model": str,
 }
+
+
+def _row_parts(key: str, model: str | None, endpoint: str | None, response: str) -> tuple[str, ...]:
+    """What an answer row's signature covers: everything a cached reply is rebuilt from and looked up by."""
+    return ("temporag-llm-answer", key, model or "", endpoint or "", response)
 
 
 def _record_problem(record: Any) -> str | None:
@@ -78,6 +92,7 @@ class ResponseCache:
         self._read_only = read_only
         self._misses = 0
         self._misses_lock = threading.Lock()
+        self._unsigned_said = False
 
     @property
     def read_only(self) -> bool:
@@ -104,8 +119,11 @@ class ResponseCache:
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute(
                     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, endpoint TEXT, "
-                    "response TEXT NOT NULL, created REAL NOT NULL)"
+                    "response TEXT NOT NULL, created REAL NOT NULL, mac TEXT)"
                 )
+                columns = {r[1] for r in conn.execute("PRAGMA table_info(responses)")}
+                if "mac" not in columns:  # a cache from before answers were signed: its rows are re-asked
+                    conn.execute("ALTER TABLE responses ADD COLUMN mac TEXT")
                 conn.execute(
                     "CREATE TABLE IF NOT EXISTS models (endpoint TEXT PRIMARY KEY, model TEXT NOT NULL, "
                     "updated REAL NOT NULL)"
@@ -180,18 +198,34 @@ class ResponseCache:
             log.warning("LLM cache %s is read-only: further answers not cached are not listed", self.path)
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored record of ``key``; None when absent or invalid (an invalid row is deleted)."""
+        """The stored record of ``key``; None when absent, unsigned or invalid (such a row is deleted)."""
         conn = self._connect()
         if conn is None:
             return None
-        row = conn.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        try:
+            row = conn.execute(
+                "SELECT response, model, endpoint, mac FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # a read-only cache from before answers were signed
+            if not self.read_only:
+                raise
+            row = conn.execute("SELECT response, model, endpoint, NULL FROM responses WHERE key = ?", (key,))
+            row = row.fetchone()
         if not row:
             return None
-        try:
-            record = json.loads(row[0])
-            problem = _record_problem(record)
-        except (TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
-            record, problem = None, f"not JSON ({exc})"
+        response, model, endpoint, mac = row
+        if mac is None:
+            self._say_unsigned()
+            self.delete(key)
+            return None
+        if not verify(mac, *_row_parts(key, model, endpoint, response)):
+            problem = "its signature does not match (changed, or copied from another cache)"
+        else:
+            try:
+                record = json.loads(response)
+                problem = _record_problem(record)
+            except (TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
+                record, problem = None, f"not JSON ({exc})"
         if problem is not None:
             log.warning(
                 "LLM cache row %s in %s is invalid (%s); removed, the call will be made again",
@@ -202,6 +236,14 @@ class ResponseCache:
             self.delete(key)
             return None
         return record
+
+    def _say_unsigned(self) -> None:
+        if not self._unsigned_said:
+            self._unsigned_said = True
+            log.warning(
+                "LLM cache %s holds answers written before answers were signed; they are asked again",
+                self.path,
+            )
 
     def delete(self, key: str) -> None:
         if not self.read_only:
@@ -251,10 +293,11 @@ class ResponseCache:
         if self.read_only:
             self.not_cached(key)
             return
+        text = json.dumps(response)
         self._connect().execute(
-            "INSERT OR REPLACE INTO responses (key, model, endpoint, response, created) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (key, model, endpoint, json.dumps(response), time.time()),
+            "INSERT OR REPLACE INTO responses (key, model, endpoint, response, created, mac) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (key, model, endpoint, text, time.time(), sign(*_row_parts(key, model, endpoint, text))),
         )
 
     def rows(self, since: float | None = None, exclude: set[str] | None = None) -> list[tuple]:
@@ -273,9 +316,10 @@ class ResponseCache:
         return {r[0] for r in conn.execute("SELECT key FROM responses")} if conn is not None else set()
 
     def add_rows(self, rows: Iterable[Sequence[Any]]) -> int:
-        """Add responses from another cache (a worker's); a key already here is kept, a row whose response
-        does not parse into a record is left out.  Returns how many were added (none to a read-only
-        cache)."""
+        """Add responses from another cache (a worker's; ``temporag cache merge``): the caller's decision to
+        trust them, so each is signed with this machine's key.  A key already here is kept, a row whose
+        response does not parse into a record is left out.  Returns how many were added (none to a
+        read-only cache)."""
         if self.read_only:
             log.warning("LLM cache %s is read-only; answers from another cache not merged into it", self.path)
             return 0
@@ -289,9 +333,9 @@ class ResponseCache:
                 log.warning("LLM cache row %s from another cache is invalid (%s); not merged", key, problem)
                 continue
             cursor = conn.execute(
-                "INSERT OR IGNORE INTO responses (key, model, endpoint, response, created) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (key, model, endpoint, response, created),
+                "INSERT OR IGNORE INTO responses (key, model, endpoint, response, created, mac) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key, model, endpoint, response, created, sign(*_row_parts(key, model, endpoint, response))),
             )
             added += cursor.rowcount
         return added
@@ -398,12 +442,24 @@ def _move_aside_and_salvage(path: Path, problem: str) -> None:
 
 
 def salvage_rows(path: Path) -> list[tuple]:
-    """Every ``responses`` row sqlite can still read from a damaged file: the whole table when it reads,
-    else rowid ranges halved around the pages that fail, within a bounded number of queries."""
+    """Every ``responses`` row sqlite can still read from a damaged file and whose signature holds (as
+    ``(key, model, endpoint, response, created)``): the whole table when it reads, else rowid ranges
+    halved around the pages that fail, within a bounded number of queries."""
     try:
         conn = sqlite3.connect(path, timeout=5.0)
     except sqlite3.Error:
         return []
+    rows = _readable_rows(conn)
+    return [row[:5] for row in rows if verify(row[5], *_row_parts(*row[:4]))]
+
+
+def _readable_rows(conn: sqlite3.Connection) -> list[tuple]:
+    try:  # a cache from before answers were signed has nothing to salvage: no row of it is trusted
+        if "mac" not in {r[1] for r in conn.execute("PRAGMA table_info(responses)")}:
+            conn.close()
+            return []
+    except sqlite3.DatabaseError:
+        pass
     out: list[tuple] = []
     budget = [_SALVAGE_QUERIES]
 

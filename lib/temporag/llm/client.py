@@ -15,6 +15,7 @@ from temporag.llm.attempts import complete_with_retries
 from temporag.llm.backends import DEFAULT_N_CTX, EMBEDDED_ENDPOINT, LlamaCppBackend, OpenAIBackend
 from temporag.llm.cache import ResponseCache, best_effort
 from temporag.llm.concurrency import FLIGHTS, in_worker, ordered_map
+from temporag.llm.endpoint import api_key_for, check_transport
 from temporag.llm.replies import Accept, accepts, parse_json_reply, parses_as_json
 from temporag.llm.types import (
     EndpointError,
@@ -25,6 +26,7 @@ from temporag.llm.types import (
     check_messages,
     describe_error,
 )
+from temporag.redact import redact_url
 
 log = logging.getLogger("temporag.llm")
 
@@ -59,8 +61,13 @@ class LLM:
             if self.settings.offline_llm:
                 backend = LlamaCppBackend(n_ctx=n_ctx, threads=self.settings.threads)
             else:
+                url = self.settings.llm_base_url
+                check_transport(url, self.settings.llm_allow_http)
                 backend = OpenAIBackend(
-                    self.settings.llm_base_url, self.settings.llm_model, timeout=self.settings.llm_timeout
+                    url,
+                    self.settings.llm_model,
+                    timeout=self.settings.llm_timeout,
+                    api_key=api_key_for(self.settings),
                 )
         elif not callable(getattr(backend, "complete", None)):
             raise TypeError(f"backend {backend!r} has no complete(messages, params) method")
@@ -103,7 +110,9 @@ class LLM:
 
     @property
     def endpoint(self) -> str:
-        return str(getattr(self.backend, "endpoint", None) or f"backend:{type(self.backend).__name__}")
+        """The backend's endpoint without credentials: what messages, the cache and its keys name."""
+        named = getattr(self.backend, "endpoint", None) or f"backend:{type(self.backend).__name__}"
+        return redact_url(str(named))
 
     @property
     def breaker(self) -> retry.Breaker:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from temporag import limits
 from temporag.llm.types import LLMError, LLMResponse
 
 #: a caller's check of a reply's text: False (or an exception) marks the reply unparsed and keeps it out
@@ -25,19 +26,33 @@ def parse_json_reply(text: str) -> Any:
     """
     if text is None:
         raise LLMError("expected a JSON object or list in the LLM reply, got None")
+    problem = reply_too_long(text)
+    if problem:  # a cached reply too: the cap holds whatever the reply came from
+        raise LLMError(f"the LLM reply is {problem}")
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
+    depth = limits.max_json_depth()
     for chunk in candidates:
         for i, ch in enumerate(chunk):
             if ch in "{[":
                 try:
-                    obj, _ = decoder.raw_decode(chunk, i)
+                    obj, _ = limits.decode(chunk, i, depth)
                 except json.JSONDecodeError:
                     continue
+                except limits.LimitError as exc:
+                    raise LLMError(f"the JSON in the LLM reply is {exc}") from None
                 return obj
     snippet = text.strip().replace("\n", " ")
     snippet = snippet[:200] + ("..." if len(snippet) > 200 else "")
     raise LLMError(f"no JSON object or list found in the LLM reply: {snippet!r}")
+
+
+def reply_too_long(text: str) -> str:
+    """What is wrong with a reply past ``TEMPORAG_LLM_MAX_REPLY_BYTES`` (its UTF-8 size), "" when none."""
+    limit = limits.max_reply_bytes()
+    if len(text) <= limit // 4:  # at most 4 bytes a character: surely inside, without encoding it
+        return ""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return limits.too_large(size, limit, "TEMPORAG_LLM_MAX_REPLY_BYTES") if size > limit else ""
 
 
 def accepts(accept: Accept | None, text: str) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from temporag.llm.backends import cl100k_count
 from temporag.llm.cache import CACHE_SCHEMA
 from temporag.llm.models import UNRESOLVED
+from temporag.llm.replies import reply_too_long
 from temporag.llm.types import (
     TOKENS_API,
     TOKENS_FALLBACK,
@@ -31,19 +32,24 @@ log = logging.getLogger("temporag.llm")  # the client's messages, under the name
 
 
 def extract_text(raw: Any, where: str) -> tuple[str, str | None]:
-    """(text, finish reason) of a chat completion; a body that is none is a :class:`MalformedResponseError`
-    naming ``where`` (endpoint and model), retried like a dropped connection."""
+    """(text, finish reason) of a chat completion; a body that is none, or a reply longer than
+    ``TEMPORAG_LLM_MAX_REPLY_BYTES``, is a :class:`MalformedResponseError` naming ``where`` (endpoint and
+    model), retried like a dropped connection and then a failed call."""
     try:
         choice = raw["choices"][0]
         message = choice.get("message") or {}
         text = message.get("content")
         if text is None:
             text = choice.get("text", "")  # plain-completion servers
-        return str(text or ""), choice.get("finish_reason")
+        text, finish_reason = str(text or ""), choice.get("finish_reason")
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise MalformedResponseError(
             f"{where} returned no chat completion: {str(raw)[:300]!r}", str(raw)
         ) from exc
+    problem = reply_too_long(text)
+    if problem:
+        raise MalformedResponseError(f"{where} sent a reply of {problem}: {text[:200]!r}…", text[:300])
+    return text, finish_reason
 
 
 def token_counts(backend: Any, raw: dict[str, Any], messages: Messages, text: str) -> tuple[int, int, str]:

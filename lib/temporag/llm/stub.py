@@ -45,6 +45,7 @@ class StubServer:
         self.fault = fault
         self.retry_after_s, self.hang_s = retry_after_s, hang_s
         self.requests: Counter[str] = Counter()
+        self.received: list[tuple[str, str]] = []  # (path, Authorization header) of every request
         self.in_flight = self.peak_in_flight = 0
         self._slots = threading.BoundedSemaphore(max(1, slots))
         self._lock = threading.Lock()
@@ -73,10 +74,16 @@ class StubServer:
                 except OSError:  # the client gave up (a timeout)
                     pass
 
+            def _seen(self) -> None:
+                with server._lock:
+                    server.received.append((self.path, self.headers.get("Authorization", "")))
+
             def do_GET(self):
+                self._seen()
                 self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
 
             def do_POST(self):
+                self._seen()
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 prompt = str(body["messages"][-1]["content"])
                 with server._lock:

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from temporag.redact import redact_text
+
 Messages = list[dict[str, str]]
 
 TOKENS_API = "api usage"
@@ -74,8 +76,9 @@ class LLMResponse:
 
 
 def describe_error(exc: BaseException) -> str:
-    """``Type: message`` of an exception, cut to a readable length."""
-    text = str(exc).strip() or repr(exc)
+    """``Type: message`` of an exception, cut to a readable length, redacted (a server or client error may
+    quote the URL it was sent to, query string and all)."""
+    text = redact_text(str(exc).strip() or repr(exc))
     return f"{type(exc).__name__}: {text[:500]}"
 
 

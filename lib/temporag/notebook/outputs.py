@@ -25,15 +25,17 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from temporag.cache import content_hash, file_sha256
+from temporag.cache import content_hash, file_sha256, lock_fd, unlock_fd
 from temporag.config import REPO_ROOT
 from temporag.methods.registry import output_name
 from temporag.notebook.params import ParameterError
+from temporag.redact import redact_text
+from temporag.run import owned
 
 log = logging.getLogger(__name__)
 FIGURES_DIR = REPO_ROOT / "figures"
@@ -179,9 +181,23 @@ def check_output_dir(
         )
 
 
+def check_replaceable(out_dir: Path, figures_dir: Path | None = None) -> None:
+    """Refuse (one line, :class:`temporag.run.owned.NotKitFolder`) an output folder that publishing would
+    replace although the kit did not make it: one that exists, is not empty, and holds no run stamp —
+    ``-p output_dir=.`` or ``~/papers``.  A committed run's folder, directly under figures/, is the kit's
+    even without its stamp (git does not keep it)."""
+    figures = Path(figures_dir or FIGURES_DIR).resolve()
+    owned.check_replaceable(
+        out_dir,
+        lambda folder: (folder / STAMP).is_file() or folder.resolve().parent == figures,
+        f"a run stamp ({STAMP})",
+        "choose a new or empty output_dir (-p output_dir=...), or leave it unset (runs/<profile>/...)",
+    )
+
+
 # -- one writer per folder ---------------------------------------------------------------------------
 
-_HELD: dict[str, int] = {}  # folder -> fd of the lock this process holds on it
+_HELD: dict[str, tuple[Path, int]] = {}  # folder -> (lock file, fd) of the lock this process holds on it
 
 
 def lock_path(out_dir: Path) -> Path:
@@ -200,44 +216,39 @@ def _holder(path: Path) -> str:
 def acquire(out_dir: Path, wait_s: float = 0.0) -> None:
     """Take the folder's lock for this process (re-entrant); raise :class:`OutputLocked` naming the
     holder if it is still held after ``wait_s`` seconds."""
-    import fcntl
-
     out_dir = Path(out_dir)
     key = str(out_dir.resolve())
     if key in _HELD:
         return
     path = lock_path(out_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
     deadline = time.monotonic() + max(0.0, wait_s)
     while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = lock_fd(path, block=False)  # the file is removed on release: see release()
+        if fd is not None:
             break
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                holder = _holder(path)
-                os.close(fd)
-                raise OutputLocked(
-                    f"{out_dir} is being written by another run ({holder}); wait for it to finish "
-                    "(`temporag reproduce --wait SECONDS` waits), or choose another output_dir "
-                    "(a Jupyter kernel that ran this notebook holds its folder until it is shut down)"
-                ) from None
-            time.sleep(0.2)
+        if time.monotonic() >= deadline:
+            holder = _holder(path)
+            raise OutputLocked(
+                f"{out_dir} is being written by another run ({holder}); wait for it to finish "
+                "(`temporag reproduce --wait SECONDS` waits), or choose another output_dir "
+                "(a Jupyter kernel that ran this notebook holds its folder until it is shut down)"
+            ) from None
+        time.sleep(0.2)
     info = {
         "pid": os.getpid(),
         "since": _dt.datetime.now().isoformat(timespec="seconds"),
-        "command": " ".join(sys.argv)[:300] or sys.executable,
+        "command": redact_text(" ".join(sys.argv))[:300] or sys.executable,  # no key a -p or URL held
     }
     os.ftruncate(fd, 0)
     os.write(fd, json.dumps(info).encode())
-    _HELD[key] = fd
+    _HELD[key] = (path, fd)
 
 
 def release(out_dir: Path) -> None:
-    fd = _HELD.pop(str(Path(out_dir).resolve()), None)
-    if fd is not None:
-        os.close(fd)  # closing the descriptor releases the flock
+    """Give the folder's lock back and remove its file (nothing is left beside the folder)."""
+    held = _HELD.pop(str(Path(out_dir).resolve()), None)
+    if held is not None:
+        unlock_fd(*held)
 
 
 @contextmanager
@@ -295,8 +306,18 @@ def pid_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """A process that ended but was not waited for (state Z or X in /proc/<pid>/stat): signal 0 still
+    reaches it, yet it runs nothing any more, so what it left is as dead as a killed run's."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] in (["Z"], ["X"])
 
 
 def sweep_stale(out_dir: Path) -> list[Path]:
@@ -319,6 +340,51 @@ def sweep_stale(out_dir: Path) -> list[Path]:
         return []
     log.info("removed %d staging folder(s) left by processes that are gone: %s", len(stale), stale)
     return stale
+
+
+#: what a run leaves beside its folder while it runs (and a killed one after): staging folders, its lock
+#: file, and an older kit's kernel log
+_LEFT = re.compile(r"\.(?P<name>.+?)\.(?:staging-\d+|lock|kernel\.log)")
+
+
+def sweep_dead(folders: Iterable[Path]) -> list[Path]:
+    """Remove, in each of ``folders``, what runs that are gone left beside their output folders: staging
+    folders of dead processes (zombies count as dead), lock files no process holds and an older kit's
+    ``.<name>.kernel.log``.  A live run's are never touched (its lock is held).  Returns what was removed."""
+    removed: list[Path] = []
+    for parent in dict.fromkeys(Path(f) for f in folders):
+        try:
+            names = sorted({m["name"] for p in parent.glob(".*") if (m := _LEFT.fullmatch(p.name))})
+        except OSError:
+            continue
+        for name in names:
+            out_dir = parent / name
+            if str(out_dir.resolve()) in _HELD:  # this process's own run tidies its folder itself
+                continue
+            loose = [p for p in (lock_path(out_dir), parent / f".{name}.kernel.log") if p.exists()]
+            removed += sweep_stale(out_dir)
+            if not loose:
+                continue
+            try:
+                with hold(out_dir):  # free: its holder is gone; releasing removes the lock file
+                    (parent / f".{name}.kernel.log").unlink(missing_ok=True)
+            except (OutputLocked, OSError):
+                continue
+            removed += loose
+    if removed:
+        log.info("removed what runs that are gone left: %s", ", ".join(map(str, removed)))
+    return removed
+
+
+def sweep_runs(out_dir: Path, figures_dir: Path, runs_dir: Path) -> list[Path]:
+    """:func:`sweep_dead` where runs publish: beside ``out_dir``, in figures/ and in every folder of
+    runs/ — called by every run, so a killed run's leftovers do not wait for the next run of its folder."""
+    runs_dir = Path(runs_dir)
+    try:
+        profiles = [p for p in runs_dir.iterdir() if p.is_dir()] if runs_dir.is_dir() else []
+    except OSError:
+        profiles = []
+    return sweep_dead([Path(out_dir).parent, Path(figures_dir), runs_dir, *profiles])
 
 
 def publish(staging: Path, out_dir: Path) -> None:

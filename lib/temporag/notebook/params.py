@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from temporag.methods import registry
+from temporag.redact import redact_text, redact_url
 
 PROFILE_NAMES = ("smoke", "paper")
 DOCUMENT_SETS = ("TimeQA", "TempReason", "ComplexTR")  # the document QA data sets, in reading order
@@ -141,7 +142,8 @@ class Parameter:
     def check(self, value: Any) -> None:
         if not self.rule.ok(value):
             raise ParameterError(
-                f"parameter {self.name} = {value!r} is not allowed: {self.name} must be {self.rule.allowed}"
+                f"parameter {self.name} = {redact_text(repr(value))} is not allowed: {self.name} must be "
+                f"{self.rule.allowed}"
             )
 
     def resolve(self, value: Any, profile: str, settings: Any = None) -> Any:
@@ -297,9 +299,12 @@ KIT = Parameters(
         "Optional[str]",
         None,
         "None: TEMPORAG_LLM_BASE_URL or offline",
+        # recorded in the parameters cell, results.json and the run stamp: no credentials (redact_url)
         Rule(
-            lambda v: v is None or (isinstance(v, str) and v.startswith(("http://", "https://"))),
-            "None or an http(s):// URL of an OpenAI-compatible server (its /v1 root)",
+            lambda v: v is None
+            or (isinstance(v, str) and v.startswith(("http://", "https://")) and redact_url(v) == v),
+            "None or an http(s):// URL of an OpenAI-compatible server (its /v1 root) without user:password@ "
+            "or ?query (set TEMPORAG_LLM_BASE_URL and TEMPORAG_LLM_API_KEY for an endpoint that needs a key)",
         ),
     ),
     Parameter("output_dir", "Optional[str]", None, "None: figures/<paper> or runs/<profile>/<paper>", text()),

@@ -35,6 +35,7 @@ from temporag.data.paths import mismatches
 from temporag.llm import call_stats
 from temporag.methods import artifacts
 from temporag.notebook import outputs
+from temporag.redact import redact
 from temporag.reported import PaperRef
 from temporag.retrieval.embed_onnx import check_backend
 
@@ -191,6 +192,13 @@ def _close(fig) -> None:
     plt.close(fig)
 
 
+def replaced_split(params: dict) -> str | None:
+    """``questions_file:<file name>`` when a run read a question file instead of its split, else None: the
+    ``split`` parameter then still holds its default, which the run did not read."""
+    given = params.get("questions_file")
+    return f"questions_file:{Path(str(given)).name}" if given else None
+
+
 class Results:
     """Collects one notebook run's outputs in its output folder (``out_dir``, else
     :func:`temporag.notebook.outputs.interactive_output_dir`: the runner always passes its staging folder)."""
@@ -205,6 +213,9 @@ class Results:
     ) -> None:
         self.name = name
         self.settings = settings or get_settings()
+        #: ``questions_file:<name>`` when a question file replaced the split (recorded as the split, and
+        #: beside every paper number: the paper's was measured on other questions); None otherwise
+        self.question_set = replaced_split(params)
         defaults = None
         if "profile" in params:
             found = outputs.notebook_path(name)
@@ -232,8 +243,9 @@ class Results:
             "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "temporag_version": __version__,
             "python": platform.python_version(),
-            "parameters": _jsonable(
-                {**params, "output_dir": str(self.final_dir)} if "output_dir" in params else params
+            "parameters": redact(
+                _jsonable({**params, "output_dir": str(self.final_dir)} if "output_dir" in params else params)
+                | ({"split": self.question_set} if self.question_set and "split" in params else {})
             ),
             "output_dir": _jsonable(self.final_dir),
             # the data folder as the checkout reaches it (../shared/data), not this machine's path
@@ -304,6 +316,10 @@ class Results:
         reader and scoring rule; ``failed`` (reader calls that failed, left out of the value) is added
         to both when given, so a table shows n answered next to n failed.  Extra ``context`` (a CI, the
         settings it was measured at) goes into the metric only."""
+        source = paper.label() if paper is not None else None
+        if source is not None and self.question_set:  # the same metric, on other questions than the paper's
+            source = f"{source} (on the paper's questions; this run read another question set: "
+            source += f"{self.question_set})"
         row = {
             "metric": key,
             "kit": None if kit is None else float(kit),
@@ -311,7 +327,7 @@ class Results:
             "n": n,
             "reader": reader,
             "rule": rule,
-            "paper_source": paper.label() if paper is not None else None,
+            "paper_source": source,
             "note": note,
         }
         if failed is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from temporag.cache import building, cache_path, content_hash, discard, file_sha256, has_hash, save_with_hash
+from temporag.cache import building, cache_path, content_hash, discard, file_sha256, problem, save_with_hash
 from temporag.config import EMBED_BACKENDS
 from temporag.progress import tqdm
 
@@ -61,10 +61,10 @@ def build_export(model_dir: str | Path, backend: str, cache_dir: str | Path) -> 
     """The cached ONNX file for ``backend``, exporting (and quantising) it first if it is not there yet.
     Several runs starting at once export it once: the others wait on its build lock, then load it.
 
-    An export is trusted only with the sha256 recorded when it was built and matching its bytes
-    (:func:`~temporag.cache.cache_path` removes one that differs: a garbled export loads and gives wrong
-    vectors, so loading is no check); one built before hashes were recorded is exported again.  An export
-    that is there and whole is used without taking its build lock, so a read-only cache works."""
+    An export is trusted only with the signature made when it was built and matching its bytes
+    (:func:`~temporag.cache.cache_path` removes one that differs — replaced, garbled, or built before
+    signatures: a wrong export loads and gives wrong vectors, so loading is no check) and is exported again.
+    An export that is there and signed is used without taking its build lock, so a read-only cache works."""
     path = export_path(model_dir, check_backend(backend), cache_dir)
     if _trusted(path, writable=_writable(path.parent)):
         return path
@@ -81,17 +81,17 @@ def build_export(model_dir: str | Path, backend: str, cache_dir: str | Path) -> 
 
 
 def _trusted(path: Path, writable: bool) -> bool:
-    """The export is there with its recorded hash (checked by cache_path); one without a hash is exported
-    again where the cache can be written, and used with a warning where it cannot."""
-    if not path.exists():
-        return False
-    if has_hash(path):
+    """The export is there with a valid signature (an invalid one was removed by cache_path, and is
+    exported again); where the cache cannot be written, an invalid export is refused in one line."""
+    found = problem(path)
+    if found is None:
         return True
-    if writable:
-        discard(path, "no sha256 recorded when it was exported: exported again")
+    if writable or found == "missing":
         return False
-    log.warning("ONNX export %s has no recorded sha256 and the cache is read-only: used unchecked", path)
-    return True
+    raise RuntimeError(
+        f"ONNX export {path} cannot be trusted ({found}) and the cache is read-only: use a writable "
+        "TEMPORAG_CACHE, or the cache key of whoever built it (TEMPORAG_CACHE_KEY_FILE)"
+    )
 
 
 def _writable(folder: Path) -> bool:

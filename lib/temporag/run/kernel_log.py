@@ -7,9 +7,11 @@ encryption" warning on every run, "Parent appears to have exited" after a kill, 
 fault runs) screens of ``ZMQError: Socket operation on non-socket`` tracebacks — the signature of a zmq
 socket closed under a kernel that is still shutting down (ipykernel's PR #1518 silenced one such race,
 for IOPub sends), written by a kernel that finishes its shutdown after the runner has moved on.  None of
-it is about the run, so the runner starts each kernel with both streams going to ``.<folder>.kernel.log``
-beside the output folder (hidden, next to its lock; rewritten by each run), and a run whose kernel died
-quotes that file's last lines (a segfault's traceback, what it said before an out-of-memory kill).
+it is about the run, so the runner starts each kernel with both streams going to ``.kernel.log`` in the
+run's staging folder (hidden): a failed run keeps it with its outputs (``.<folder>.failed/``), a run that
+is published drops it first, so nothing is left beside (or added to) the output folder.  A run whose
+kernel died quotes that file's last lines (a segfault's traceback, what it said before an out-of-memory
+kill) and names where it is kept.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from typing import IO, Any
 TAIL_LINES = 8
 
 
-def log_path(out_dir: Path) -> Path:
-    out_dir = Path(out_dir)
-    return out_dir.parent / f".{out_dir.name}.kernel.log"
+NAME = ".kernel.log"
+
+
+def log_path(run_dir: Path) -> Path:
+    """The kernel log of a run writing ``run_dir`` (its staging folder, or where a failed run is kept)."""
+    return Path(run_dir) / NAME
 
 
 def manager_class(log: IO[str]) -> type:

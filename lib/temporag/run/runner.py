@@ -40,7 +40,8 @@ from temporag.methods import registry
 from temporag.notebook import outputs
 from temporag.notebook.outputs import output_name  # noqa: F401 - re-exported: runner.output_name is public
 from temporag.notebook.params import ParameterError, check_given
-from temporag.run import kernel_log, oserrors
+from temporag.redact import redact, redact_text
+from temporag.run import kernel_log, oserrors, owned
 from temporag.run.executed import finish_notebook
 from temporag.run.progress import engine_name, watch
 
@@ -130,7 +131,8 @@ def _data_fingerprint() -> str:
     )
 
 
-_NOT_RESULTS = ("llm_concurrency", "llm_retry_budget")  # settings that change a run's time, never its results
+# settings that change a run's time, or who may be sent what, never its results
+_NOT_RESULTS = ("llm_concurrency", "llm_retry_budget", "llm_api_key", "llm_send_openai_key", "llm_allow_http")
 
 
 def fingerprint(notebook: Path, parameters: dict, modules: list[str] | None = None) -> str:
@@ -303,9 +305,10 @@ def run_notebook(
     library's open progress bars inside a long cell (:mod:`temporag.progress`): a batch's progress lines."""
     try:
         source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
-    except ParameterError as exc:
+    except (ParameterError, owned.NotKitFolder) as exc:
         log.error("%s: %s", name, exc)
         return RunOutcome(name, "failed", 0.0, None, str(exc))
+    outputs.sweep_runs(out_dir, figures_dir, runs_dir)  # what killed runs left, here and beside others
     t0 = time.perf_counter()
     try:
         with outputs.hold(out_dir, wait_s):
@@ -343,15 +346,22 @@ def _prepare(
     check_given(name, parameters, declared)
     if parameters.get("questions_file"):
         _check_questions_file(Path(parameters["questions_file"]))
-    return source, parameters, resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+    out_dir = resolve_output_dir(name, parameters, declared, figures_dir, runs_dir)
+    outputs.check_replaceable(out_dir, figures_dir)  # publishing replaces it: only a folder the kit made
+    return source, parameters, out_dir
 
 
 def _check_questions_file(path: Path) -> None:
-    """A questions file that holds no questions (``[]``) is one line before a kernel starts (its format
-    is checked by the notebook's loader, which names file and line)."""
+    """A questions file that holds no questions (``[]``), or is past the kit's caps (size, nesting depth),
+    is one line before a kernel starts (its format is checked by the notebook's loader, which names file
+    and line)."""
+    from temporag.data._read import read_json_file
+    from temporag.data.errors import InputLimitError
+
     try:
-        with open(path, encoding="utf-8") as f:
-            records = json.load(f)
+        records = read_json_file(path, "a questions file is a JSON list of question records")
+    except InputLimitError as exc:
+        raise ParameterError(f"questions_file={str(path)!r}: {exc}") from None
     except (OSError, ValueError):
         return  # missing, unreadable or not JSON: the loader says which and where
     if isinstance(records, (list, dict)) and not records:
@@ -377,7 +387,7 @@ def current_run(
         source, parameters, out_dir = _prepare(name, parameters, notebook_dir, figures_dir, runs_dir)
     except (ParameterError, OSError, ValueError):
         return None
-    outputs.sweep_stale(out_dir)  # a skipped run takes no lock, so recover() never sees what was left
+    outputs.sweep_runs(out_dir, figures_dir, runs_dir)  # what killed runs left, here and beside others
     executed = f"{name}.ipynb"
     if _is_current(out_dir, executed, source, {**parameters, "output_dir": str(out_dir)}):
         return RunOutcome(name, "skipped", 0.0, out_dir / executed, output_dir=out_dir)
@@ -413,8 +423,10 @@ def _run_locked(
     if on_cell is not None:
         progress = {"engine_name": engine_name(), "on_cell": on_cell}
     watching = contextlib.ExitStack()
-    kernel_log_file = kernel_log.log_path(out_dir)  # the kernel process's own streams: not the console
-    kernel_streams = watching.enter_context(open(kernel_log_file, "w", encoding="utf-8"))
+    kernel_log_file = kernel_log.log_path(staging)  # the kernel process's own streams: not the console
+    kernel_streams = watching.enter_context(  # never through a link planted where the log goes
+        open(kernel_log_file, "w", encoding="utf-8", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW, 0o666))
+    )
     if on_progress is not None:  # the kernel's progress bars, read from a side-channel file
         watching.enter_context(watch(on_progress))
     try:
@@ -438,12 +450,18 @@ def _run_locked(
                 log.warning("%s: its kernel died while starting (no cell ran); starting another", name)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         error = f"{type(exc).__name__}: {exc}".strip() or traceback.format_exc()
-        named = oserrors.from_text(error, staging)  # a full disk met inside a cell, named as such
+        # a full disk met inside a cell, named as such, with the file the cell's error names; the staging
+        # folder is gone by the time this is read, so an error that names no file is not pinned on it
+        cache = get_settings().cache_dir
+        unnamed = f"a file its error does not name (the run's folder: {out_dir}; the cache: {cache})"
+        named = oserrors.from_text(error, unnamed)
         if named:
             error += f"\n{named}"
         if "DeadKernelError" in error or "Kernel died" in error:  # what the kernel said last
             last = kernel_log.tail(kernel_log_file)
-            error += f"\nthe kernel's own output ({kernel_log_file}), last lines:\n{last}"
+            kept = kernel_log.log_path(outputs.failed_dir(out_dir))  # a failed run's staging is kept there
+            error += f"\nthe kernel's own output ({kept}), last lines:\n{last}"
+        error = redact_text(error)  # a cell's traceback may quote the endpoint, key and all
     finally:
         watching.close()
         for key, value in env_before.items():
@@ -482,11 +500,12 @@ def _run_locked(
     stamp = fingerprint(source, params, modules)
     status = verdict or "ok"  # "incomplete": published, but not current (see _llm_verdict)
     recorded = {**_stamp(status, stamp, params, seconds, note), "modules": modules}
+    kernel_log_file.unlink(missing_ok=True)  # housekeeping of a run that worked: not published
     recorded["files"] = manifest(staging)
     save_json(staging / outputs.STAMP, recorded)
     outputs.publish(staging, out_dir)
-    if note:
-        log.warning("%s: %s", name, note)
+    if note:  # the caller prints it (once: the command line's summary); a log line would repeat it
+        log.info("%s: %s", name, note)
     return RunOutcome(
         name,
         status,
@@ -525,7 +544,7 @@ def _stamp(status: str, fingerprint: str, params: dict, seconds: float, note: st
     return {
         "status": status,
         "fingerprint": fingerprint,
-        "parameters": params,
+        "parameters": redact(params),
         "seconds": round(seconds, 1),
         "finished": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "note": note,
@@ -588,7 +607,16 @@ def summary(outcomes: list[RunOutcome]) -> str:
             lines.append(f"    this run's outputs: {o.kept} (the last complete run, if any, is unchanged)")
         lines += [f"    healed: {h}" for h in o.healed]  # each one line, bounded where it is made
         if o.note:
-            lines.append("    note: " + o.note[:300])
-            if o.status == "incomplete" and RESUME not in o.note[:300]:  # a long last error cut it off
-                lines.append("    " + RESUME)
+            lines.append("    note: " + clip_note(o.note))
     return "\n".join(lines)
+
+
+def clip_note(note: str, width: int = 300) -> str:
+    """A run's note for one summary line: whole when it fits, else cut at a word boundary with "…" — what
+    comes before the closing :data:`RESUME` (a long last error) is cut, never how to resume."""
+    tail = f"; {RESUME}" if note.endswith(f"; {RESUME}") else ""
+    head = note[: len(note) - len(tail)]
+    room = max(width - len(tail), 40)
+    if len(head) > room:
+        head = head[: room - 1].rsplit(" ", 1)[0].rstrip(" ,;:—-") + "…"
+    return head + tail

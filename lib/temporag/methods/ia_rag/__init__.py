@@ -27,16 +27,17 @@ import logging
 import time
 from collections.abc import Sequence
 
-from temporag.cache import cache_path, content_hash, load_pickle, save_pickle
+from temporag.cache import cache_path, content_hash, load_tree, save_tree
 from temporag.methods import artifacts
 from temporag.methods.ia_rag.corpus import Chunk, Doc, chunk_documents
 from temporag.methods.ia_rag.extract import IEU, make_extractor
-from temporag.methods.ia_rag.forest import MAX_LEVELS, build_forest
+from temporag.methods.ia_rag.forest import MAX_LEVELS, MEU, Forest, build_forest
 from temporag.methods.ia_rag.graph import (
     CALIBRATION_SEED,
     K_NEIGHBOURS,
     TAU_PERCENTILE,
     TAU_SEM,
+    EventGraph,
     build_graph,
     calibrate_tau,
     deduplicate,
@@ -44,6 +45,7 @@ from temporag.methods.ia_rag.graph import (
 )
 from temporag.methods.ia_rag.retrieval import IARAG, IAIndex, VanillaRAG
 from temporag.methods.ia_rag.tighten import tighten
+from temporag.timeutil import Allen
 
 log = logging.getLogger(__name__)
 CACHE_VERSION = 2  # 2: sections, undated sentences kept, units embedded with title and context
@@ -64,6 +66,10 @@ class Build:
             stats,
             changes,
         )
+
+
+# every class a cached build is made of: all that loading one may build (a signed, data-only .npz)
+BUILD_TYPES = (Build, IAIndex, EventGraph, Forest, MEU, IEU, Chunk, Allen)
 
 
 def build_index(
@@ -99,12 +105,11 @@ def build_index(
         k,
         llm.model_name if llm is not None else None,
     )
-    path = cache_path("ia_rag", key, ".pkl", encoder.settings.cache_dir)
+    path = cache_path("ia_rag", key, ".npz", encoder.settings.cache_dir)
     calibrated = tau is None
-    if cache and path.exists():
-        return _calibration_noted(
-            load_pickle(path), key, calibrated, made=False, cache_dir=path.parent.parent
-        )
+    cached = load_tree(path, BUILD_TYPES) if cache and path.exists() else None  # invalid: None, rebuilt
+    if isinstance(cached, Build):
+        return _calibration_noted(cached, key, calibrated, made=False, cache_dir=path.parent.parent)
     timings = {}
     t = time.perf_counter()
     chunks = chunk_documents(docs)
@@ -148,7 +153,7 @@ def build_index(
     }
     build = Build(IAIndex(graph, forest), units, chunks, stats, changes)
     if cache:
-        save_pickle(path, build)
+        save_tree(path, build, BUILD_TYPES)
     return (
         _calibration_noted(build, key, calibrated, made=True, cache_dir=path.parent.parent)
         if cache

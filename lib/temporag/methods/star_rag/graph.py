@@ -1,7 +1,9 @@
 """The whole rule graph (Alg. 1 lines 1–6): labels → rule nodes → candidate edges → MDL, cached.
 
 :func:`load_or_build` keys the cache by the KG's content, the parameters and :data:`GRAPH_VERSION`, so a
-changed construction (or a changed pickle layout) never loads a stale graph.
+changed construction never loads a stale graph.  The entry is a signed, data-only ``.npz``
+(:func:`temporag.cache.save_tree`): loading it builds only the classes of :data:`GRAPH_TYPES`, never runs
+code named by the file.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from temporag.cache import building, cache_path, content_hash, load_pickle, save_pickle
-from temporag.data.tkg import TemporalKG
+from temporag.cache import building, cache_path, content_hash, load_tree, save_tree
+from temporag.data.tkg import CSRIndex, TemporalKG
 from temporag.methods import artifacts
 from temporag.methods.star_rag.labels import EntityLabels, label_entities
 from temporag.methods.star_rag.mdl import MDLResult, mdl_select
@@ -22,8 +24,9 @@ from temporag.methods.star_rag.nodes_spans import CandidateEdges, RuleNodes, can
 
 log = logging.getLogger(__name__)
 
-# bump when the construction or the pickled classes change (part of the cache key);
-# 5: the graph's classes moved into the temporag.methods.star_rag package (construction unchanged)
+# bump when the construction or the stored classes change (part of the cache key);
+# 5: the graph's classes moved into the temporag.methods.star_rag package (construction unchanged);
+# the move from .pkl to .npz needed no bump: the suffix is part of the entry's name
 GRAPH_VERSION = 5
 
 
@@ -93,6 +96,10 @@ class RuleGraph:
         }
 
 
+# every class a cached rule graph is made of: all that loading one may build
+GRAPH_TYPES = (RuleGraph, GraphParams, EntityLabels, RuleNodes, CSRIndex, CandidateEdges, MDLResult)
+
+
 def build_rule_graph(kg: TemporalKG, params: GraphParams | None = None, progress: bool = False) -> RuleGraph:
     """Alg. 1 lines 1–6 end to end (no cache; see :func:`load_or_build`)."""
     params = params or GraphParams()
@@ -129,7 +136,7 @@ def graph_cache_path(kg: TemporalKG, params: GraphParams | None = None):
     """Where the rule graph for this KG content and these parameters is cached."""
     params = params or GraphParams()
     key = content_hash("star_rag_graph", GRAPH_VERSION, kg_fingerprint(kg), params.to_dict())
-    return cache_path("star_rag", key, ".pkl")
+    return cache_path("star_rag", key, ".npz")
 
 
 def load_or_build(
@@ -179,11 +186,11 @@ def _load_cached(path) -> RuleGraph | None:
         return None
     t0 = time.perf_counter()
     try:
-        graph = load_pickle(path)
-    except Exception as exc:  # noqa: BLE001 - an unreadable cache entry costs a rebuild, not the run
-        log.warning(
-            "rule-graph cache %s is unreadable (%s: %s); rebuilding it", path, type(exc).__name__, exc
-        )
+        graph = load_tree(path, GRAPH_TYPES)
+    except OSError as exc:  # an unreadable cache entry costs a rebuild, not the run
+        log.warning("rule-graph cache %s is unreadable (%s); rebuilding it", path, exc)
+        return None
+    if not isinstance(graph, RuleGraph):  # None: invalid, said and removed by load_tree
         return None
     graph.timings = {**graph.timings, "load": time.perf_counter() - t0, "loaded_from_cache": 1.0}
     return graph
@@ -196,6 +203,6 @@ def _load_or_build(kg: TemporalKG, params: GraphParams, path, progress: bool, ca
             return graph
     graph = build_rule_graph(kg, params, progress=progress)
     if cache:
-        save_pickle(path, graph)
+        save_tree(path, graph, GRAPH_TYPES)
     graph.timings["loaded_from_cache"] = 0.0
     return graph

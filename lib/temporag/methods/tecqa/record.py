@@ -9,7 +9,7 @@ its caption, the metrics beside the paper's numbers; it computes nothing itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -63,9 +63,10 @@ def error_census(results, census: pd.DataFrame, counts: pd.DataFrame, n: int) ->
 # -- subgraph and chain (§4.2.2–4.3), Figures 2, 4 and 5 --------------------------------------------------
 
 
-def subgraph(results, numbers: dict) -> dict:
+def subgraph(results, numbers: dict, figure=None) -> dict:
     """Subgraph answer recall beside the paper's 99.33%, the empty rate and the size summary
-    (:func:`.experiments.subgraph_numbers`); returns the recall's table row."""
+    (:func:`.experiments.subgraph_numbers`), and the sizes' ``figure`` when drawn
+    (:func:`.report.subgraph_size_figure`); returns the recall's table row."""
     row = results.compare(
         "subgraph/answer_recall",
         numbers["answer_recall"],
@@ -76,6 +77,8 @@ def subgraph(results, numbers: dict) -> dict:
     results.metric("subgraph/empty_rate", numbers["empty_rate"], n=numbers["chains"])
     results.metric("subgraph/size_median", numbers["size_median"])
     results.metric("subgraph/size_mean", numbers["size_mean"])
+    if figure is not None:
+        results.figure("subgraph_sizes", figure)
     return row
 
 
@@ -103,8 +106,9 @@ def chain_answer_recall(results, by_type: pd.DataFrame, k: int, n: int) -> None:
     results.table("chain_answer_recall", by_type, caption)
 
 
-def fig2_recall_at_20(results, table: pd.DataFrame, n: int) -> None:
-    """Fig. 2's table and its overall row beside the plateaus the paper's caption gives."""
+def fig2_recall_at_20(results, table: pd.DataFrame, n: int, figure=None) -> None:
+    """Fig. 2's table and its overall row beside the plateaus the paper's caption gives, then the figure
+    when drawn (:func:`.report.recall_at_20_figure`)."""
     results.table(
         "fig2_recall_at_20",
         table,
@@ -113,21 +117,27 @@ def fig2_recall_at_20(results, table: pd.DataFrame, n: int) -> None:
     overall = table.iloc[-1]
     results.compare("fig2/semantic_recall@20", overall["semantic@20"], tables.SEMANTIC_AT_20, n=n)
     results.compare("fig2/tecqa_recall@20", overall["TECQA@20"], tables.TECQA_AT_20, n=n)
+    if figure is not None:
+        results.figure("fig2_recall_at_20", figure)
 
 
-def integrity(results, table: pd.DataFrame) -> None:
-    """The ``fig5_integrity`` table and ``fig5/<method>/<group>/<metric>`` with the n each was computed on."""
+def integrity(results, table: pd.DataFrame, figure=None) -> None:
+    """The ``fig5_integrity`` table and ``fig5/<method>/<group>/<metric>`` with the n each was computed on,
+    then the figure when drawn (:func:`.report.integrity_figure`)."""
     caption = "Evidence-chain integrity (appendix D metrics; the paper prints no values for Fig. 5)."
     results.table("fig5_integrity", table, caption)
     for row in table.to_dict(orient="records"):
         for metric in ("answer_recall", "anchor_recall", "chain_recall"):
             n = row["n"] if metric == "answer_recall" else row["n_with_anchor"]
             results.metric(f"fig5/{row['method']}/{row['group']}/{metric}", float(row[metric]), n=n)
+    if figure is not None:
+        results.figure("fig5_integrity", figure)
 
 
-def fig4_sensitivity(results, grid: pd.DataFrame, near_20: pd.Series) -> None:
+def fig4_sensitivity(results, grid: pd.DataFrame, near_20: pd.Series, figure=None) -> None:
     """Fig. 4's K × N grid, and the chain recall of the setting nearest the paper's ~20 facts
-    (:func:`.experiments.closest_to_paper_length`) beside the paper's 94.12%."""
+    (:func:`.experiments.closest_to_paper_length`) beside the paper's 94.12%, then the figure when drawn
+    (:func:`.report.sensitivity_figure`)."""
     caption = "Chain answer recall and average context length over the K × N grid."
     results.table("fig4_sensitivity", grid, caption)
     results.compare(
@@ -138,6 +148,8 @@ def fig4_sensitivity(results, grid: pd.DataFrame, near_20: pd.Series) -> None:
         N=int(near_20.N),
         avg_facts=float(near_20.avg_context_facts),
     )
+    if figure is not None:
+        results.figure("fig4_sensitivity", figure)
 
 
 # -- reasoning: Tables 1 and 2 (§4.4, §5.3, §5.5) ------------------------------------------------------
@@ -179,10 +191,12 @@ def table2_ablations(
     reader: str,
     questions_read: int,
     facts_shown: int | None,
+    predictions: list[dict] | None = None,
 ) -> None:
     """Table 2's ablations (:func:`.report.table2_frame`): ``table2/<variant>/hits@1_strict`` beside the
     paper, the shown-context recall of each variant over every selected question (``shown_recall``:
-    :func:`.experiments.shown_answer_recall`), and the table."""
+    :func:`.experiments.shown_answer_recall`), the table, and the reader's per-question ``predictions``
+    (:func:`.experiments.reader_predictions`) when given."""
     shown = dict(zip(table["variant"], table["shown-context answer recall (all questions)"], strict=True))
     for name in tables.VARIANTS:
         results.compare(
@@ -204,6 +218,8 @@ def table2_ablations(
         f"on all {selected} questions for the first {facts_shown or 'all'} facts each variant shows the "
         "reader.",
     )
+    if predictions is not None:
+        results.predictions("reader", predictions)
 
 
 # -- failures, worked examples, speed (§5.7, appendix E, Tables 5-6) -------------------------------------
@@ -243,6 +259,27 @@ def case(results, table: str, question, chain: EvidenceChain) -> None:
     results.metric(
         f"worked_example/{table}/anchors", [a.iso for a in chain.anchors], question=question.question
     )
+
+
+def cases(
+    results, cases: Sequence[tuple[str, object]], chains: Sequence[EvidenceChain], worked: list[dict]
+) -> None:
+    """Every worked example (``cases``: (table, question) pairs, :func:`.experiments.case_questions`, with
+    their ``chains``) through :func:`case`, then the ``worked`` examples as the ``worked_examples``
+    predictions."""
+    for (table, question), chain in zip(cases, chains, strict=True):
+        case(results, table, question, chain)
+    results.predictions("worked_examples", worked)
+
+
+def headline(
+    results, table: pd.DataFrame, predictions: list[dict], profile: str, n: int, parser: str
+) -> None:
+    """The ``headline`` table (:func:`.report.headline_table`) of a run on ``n`` questions and the chains'
+    per-question ``predictions`` (:func:`.experiments.chain_predictions`) as ``tecqa``."""
+    caption = f"Headline numbers ({profile} profile, {n} questions, {parser} parser)."
+    results.table("headline", table, caption, float_format="{:.4f}")
+    results.predictions("tecqa", predictions)
 
 
 def latency(results, table: pd.DataFrame) -> None:
@@ -299,6 +336,13 @@ def alternatives_check(results, grid: pd.DataFrame, check: pd.DataFrame) -> None
         check,
         "5-fold and leave-one-type-out choice of the main alternatives.",
     )
+
+
+def beyond_failures(results, per_type: pd.DataFrame, classes: pd.DataFrame) -> None:
+    """The LLM-free variants per question type (:func:`.beyond.by_qtype_table`) and their failure classes
+    (:func:`.beyond.failure_class_table`)."""
+    results.table("beyond_by_qtype", per_type, "LLM-free variants per question type.")
+    results.table("beyond_failure_classes", classes, "Failure classes (questions) before and after.")
 
 
 def outcomes(results, measured: Measured) -> None:

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from temporag.claims import Measured, record_outcomes
-from temporag.methods.timer4.experiments import DISCRIMINATION_CAPTION
+from temporag.methods.timer4.experiments import DISCRIMINATION_CAPTION, DISCRIMINATION_WITH_CODE_CAPTION
+from temporag.methods.timer4.released import PAPER_VS_CODE_CAPTION
 from temporag.methods.timer4.report import COLUMNS, RULE_NAMES, WHOLE, table3_ref, table5_ref
 from temporag.reported import PaperRef
 
@@ -25,6 +26,26 @@ def agreement(results, name: str, value: float, n: int) -> float:
     """The share of the exact top-k a store's indexed search returns (``KnowledgeStore.agreement``, over
     ``n`` questions); returns it."""
     return results.metric(name, value, n=n)
+
+
+def before_after(results, agreement_at_15: float, n: int, table: pd.DataFrame, caption: str) -> None:
+    """The TKS's IVF agreement with its exact top-15 over the ``n`` rewritten questions
+    (:func:`agreement`) and the recall@15 before / after table (:func:`.experiments.recall_by_qtype`)."""
+    agreement(results, "tks/ivf_agreement@15", agreement_at_15, n)
+    results.table("recall15_before_after", table, caption)
+
+
+def venn(results, figure, regions: pd.DataFrame) -> None:
+    """Fig. 4: the Venn diagrams (:func:`.report.venn_grid`) and their regions as numbers of gold answers
+    (:func:`.report.venn_table`), as a table and as the ``fig4/venn_regions`` records."""
+    results.figure("fig4_venn", figure)
+    results.table("fig4_venn_regions", regions, "The Venn regions of Fig. 4 as numbers of gold answers.")
+    results.metric("fig4/venn_regions", regions.to_dict(orient="records"))
+
+
+def recall_bars(results, figure) -> None:
+    """Answer recall@15 before and after fine-tuning, as bars (:func:`.report.recall_bars`)."""
+    results.figure("recall15_before_after", figure)
 
 
 def rewrite_share(results, share: float, n: int) -> None:
@@ -84,6 +105,13 @@ def discrimination(results, frame: pd.DataFrame, n: int) -> None:
         )
 
 
+def code_loss(results, trained, frame: pd.DataFrame) -> None:
+    """The released code's loss: its training time (``train.train_retriever``'s result) and the
+    discrimination table with its row added."""
+    results.metric("training/code_loss_seconds", round(trained.seconds, 1), cached=trained.cached)
+    results.table("held_out_discrimination", frame, DISCRIMINATION_WITH_CODE_CAPTION)
+
+
 # ----------------------------------------------------------------------------------------------------
 # reader tables, Fig. 3, released outputs, speed
 
@@ -107,6 +135,12 @@ def table3(results, scores: dict, reader: str) -> None:
     )
 
 
+def table3_multitq(results, scores: dict, reader: str, table: pd.DataFrame, caption: str) -> None:
+    """Table 3's numbers (:func:`table3`) and the table (:func:`.report.table3`)."""
+    table3(results, scores, reader)
+    results.table("table3_multitq", table, caption)
+
+
 def table5(results, table: pd.DataFrame, scores: dict, reader: str, n_questions: int) -> None:
     """Table 5 (:func:`.report.table5`): each variant's whole-rule Hits@1 beside the paper's, its strict
     Hits@1 and its answer recall@15 over the ``n_questions`` selected questions."""
@@ -125,17 +159,46 @@ def table5(results, table: pd.DataFrame, scores: dict, reader: str, n_questions:
         results.metric(f"table5/{name}/recall@15", float(recall[name]), n=n_questions)
 
 
-def fig3(results, ns: Sequence[int], recall_n: dict, hits_n: dict, n_recall: int, n_hits: int, reader: str):
-    """Fig. 3's numbers: answer recall@n (LLM-free) and the reader's whole-rule Hits@1 at each n."""
+def table5_ablations(
+    results,
+    table: pd.DataFrame,
+    scores: dict,
+    reader: str,
+    n_questions: int,
+    caption: str,
+    predictions: list[dict],
+) -> None:
+    """Table 5's numbers (:func:`table5`), the table, and the reader's per-question ``predictions``
+    (:func:`.experiments.reader_predictions`)."""
+    table5(results, table, scores, reader, n_questions)
+    results.table("table5_ablations", table, caption)
+    results.predictions("reader", predictions)
+
+
+def fig3(
+    results,
+    ns: Sequence[int],
+    recall_n: dict,
+    hits_n: dict,
+    figure,
+    n_recall: int,
+    n_hits: int,
+    reader: str,
+) -> None:
+    """Fig. 3's numbers: answer recall@n (LLM-free) and the reader's whole-rule Hits@1 at each n, and the
+    figure (:func:`.report.fig3`)."""
     for n in ns:
         results.metric(f"fig3/recall@{n}", recall_n[n], n=n_recall)
         results.metric(f"fig3/hits@1_whole/{n}_facts", hits_n[n], n=n_hits, reader=reader)
+    results.figure("fig3_number_of_facts", figure)
 
 
-def code_effects(results, effects: Mapping[str, str], n: int) -> None:
-    """``code_variants/<switch>``: what each released-code switch does to the kit's numbers."""
+def code_effects(results, effects: Mapping[str, str], table: pd.DataFrame, n: int) -> None:
+    """``code_variants/<switch>``: what each released-code switch does to the kit's numbers, and the
+    paper-vs-released-code table (:func:`.released.paper_vs_code`)."""
     for switch, text in effects.items():
         results.metric(f"code_variants/{switch}", text, n=n)
+    results.table("paper_vs_released_code", table, PAPER_VS_CODE_CAPTION)
 
 
 def rescored(results, rescored: Mapping[str, dict]) -> None:
@@ -163,6 +226,16 @@ def latency(results, frame: pd.DataFrame, medians: Mapping[str, float], tks_inde
     )
     results.metric("latency/tks_p50_ms", medians["tks"], target_ms=20, index=tks_index)
     results.metric("latency/fks_p50_ms", medians["fks"])
+
+
+def headline(
+    results, table: pd.DataFrame, predictions: list[dict], profile: str, n: int, n_read: int
+) -> None:
+    """The headline numbers (:func:`.report.headline`) of a run on ``n`` questions with ``n_read`` read,
+    and the final ranking's per-question predictions (:func:`.experiments.final_predictions`)."""
+    caption = f"Headline numbers ({profile} profile, {n} questions; reader sample {n_read})."
+    results.table("headline", table, caption)
+    results.predictions("timer4", predictions)
 
 
 def outcomes(results, measured: Measured) -> None:

@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from temporag.cache import adopt, cache_path, content_hash, discard, save_with_hash
+from temporag.cache import cache_path, content_hash, discard, problem, save_with_hash
 from temporag.data.tkg import CSRIndex
 from temporag.methods.semantic import top_k_stable
 from temporag.retrieval.blas import one_blas_thread
@@ -135,17 +135,15 @@ class KnowledgeStore:
         import faiss
 
         nlist = min(self.nlist, max(1, len(self.triple_vectors) // 39))
-        # cache_path checks the entry against the hash recorded when it was written (removed when it
-        # differs); an entry from before hashes were is checked by reading it
+        # cache_path checks the entry against the signature made when it was written (removed when it
+        # differs or is missing); checked again here, where a read-only cache could not remove it
         path = cache_path("timer4_ivf", content_hash(self.triple_vectors, nlist), ".faiss", self.cache_dir)
         index = None
-        if path.exists():
+        if problem(path) is None:
             try:
                 index = faiss.read_index(str(path))
             except RuntimeError as exc:  # cut short or garbled: rebuilt, not an error on every re-run
                 discard(path, f"faiss cannot read it ({str(exc).strip().splitlines()[-1][:200]})")
-            else:
-                adopt(path)
         if index is None:
             quantizer = faiss.IndexFlatIP(self.triple_vectors.shape[1])
             dim = self.triple_vectors.shape[1]
