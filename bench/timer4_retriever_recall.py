@@ -31,7 +31,7 @@ import numpy as np
 
 from temporag.data import multitq
 from temporag.methods import tecqa, timer4
-from temporag.methods.timer4 import negatives, report, train
+from temporag.methods.timer4 import experiments, negatives, train
 from temporag.retrieval.embed import Encoder
 
 TRAIN_EXAMPLES = 4800  # the paper profile's (--examples N for a smaller run)
@@ -89,7 +89,7 @@ def main(
             ranked[f"{name}"] = m.variant(rerank="off").retrieve(questions, progress=False).ids
             ranked[f"{name} + rerank"] = m.retrieve(questions, progress=False).ids
             ranked[f"{name} (original q)"] = m.variant(rerank="off", rewrite="none").retrieve(questions).ids
-        frame = report.recall_by_qtype(kg, questions, ranked, k=15)
+        frame = experiments.recall_by_qtype(kg, questions, ranked, k=15)
         frame.to_csv(out / f"recall15_{tag}.csv", index=False)
         print(frame.round(3).to_string(), flush=True)
         return frame

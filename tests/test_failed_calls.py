@@ -102,13 +102,13 @@ def _reads_with_failures(questions, failing):
 
 
 def test_timer4_reader_tables_count_failed_calls(questions, tmp_path):
-    from temporag.methods.timer4 import record, report
+    from temporag.methods.timer4 import experiments, record, report
     from temporag.notebook.results import Results
 
     picked = [q for q in questions if q.answer_type == "entity"][:4]
     reads = _reads_with_failures(picked, failing=picked[:1])
     assert [r.error is not None for r in reads] == [True, False, False, False]
-    scores = report.reader_scores(picked, reads)
+    scores = experiments.reader_scores(picked, reads)
     assert scores["strict"]["Overall"] == 1.0 and scores["failed"]["Overall"] == 1  # not 0.75
     results = Results("timer4", {"seed": 0}, out_dir=tmp_path / "out")
     table = report.table3(scores, "fake-model")

@@ -10,7 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from temporag.methods.ia_rag import build_tables, experiments, record, retrieval_tables, setups
+from temporag.methods.ia_rag import (
+    ablations,
+    build_tables,
+    experiments,
+    reader_tables,
+    record,
+    retrieval_tables,
+    setups,
+)
 from temporag.notebook.results import Results
 
 
@@ -50,7 +58,7 @@ def test_table2_rows_come_vanilla_first_and_leave_failed_calls_out(results):
             "Vanilla RAG (chunks, top-2)": _scores([0, 0, 1], [0, 0, 1], [False, False, False]),
         }
     }
-    table = record.table2(results, experiments.reader_means(reads), "tiny-reader")
+    table = record.table2(results, reader_tables.reader_means(reads), "tiny-reader")
     assert list(table.metric) == [
         "table2/ComplexTR/Vanilla RAG/accuracy",
         "table2/ComplexTR/Vanilla RAG/recall",
@@ -61,7 +69,7 @@ def test_table2_rows_come_vanilla_first_and_leave_failed_calls_out(results):
     assert table.failed.tolist() == [0, 0, 1, 1]
     ia_rag = _metrics(results)["table2/ComplexTR/IA-RAG/accuracy"]
     assert ia_rag["paper"] == pytest.approx(0.6595) and ia_rag["reader"] == "tiny-reader"
-    points = experiments.accuracy_tokens(reads)
+    points = reader_tables.accuracy_tokens(reads)
     assert points.to_dict("records")[0] == {
         "dataset": "ComplexTR",
         "method": "IA-RAG",
@@ -74,7 +82,7 @@ def test_table2_rows_come_vanilla_first_and_leave_failed_calls_out(results):
 
 
 def test_recorded_keys_name_the_columns_they_read(results):
-    budget = f"recall @{experiments.ABLATION_BUDGET}"
+    budget = f"recall @{ablations.ABLATION_BUDGET}"
     ablation = pd.DataFrame(
         [
             {
@@ -101,7 +109,7 @@ def test_recorded_keys_name_the_columns_they_read(results):
     record.ablations(results, ablation, "ablation")
     record.sensitivity(results, ablation.assign(variant="MEU=5"))
     record.coverage(results, coverage)
-    record.types(results, experiments.type_counts({"TimeQA": ["T1", "T4", "T1"]}))
+    record.types(results, retrieval_tables.type_counts({"TimeQA": ["T1", "T4", "T1"]}))
     metrics = _metrics(results)
     assert metrics["ablation/TimeQA/w/o IA"] == {"value": 0.25, "union_recall": 0.5, "union_tokens": 640.0}
     assert metrics["sensitivity/TimeQA/MEU=5"] == {"value": 0.25, "union_recall": 0.5}
@@ -120,14 +128,14 @@ def test_tightening_example_is_the_first_narrowing_with_evidence():
         "TimeQA": SimpleNamespace(build=SimpleNamespace(changes=[])),
         "ComplexTR": SimpleNamespace(build=build),
     }
-    assert experiments.tightening_example(by_dataset) == [
+    assert build_tables.tightening_example(by_dataset) == [
         "narrowed: unit 1 ",
         "  days before: [10, 90] after: [20, 30]",
         "  evidence: unit 2",
         "  evidence: unit 3",
         "  evidence: unit 4",
     ]
-    assert experiments.tightening_example({"TimeQA": by_dataset["TimeQA"]}) == []
+    assert build_tables.tightening_example({"TimeQA": by_dataset["TimeQA"]}) == []
 
 
 def test_tightening_row_counts_intervals_wider_than_extracted():

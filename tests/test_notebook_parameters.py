@@ -18,7 +18,6 @@ from temporag.methods import timer4
 from temporag.methods.params import KIT
 from temporag.methods.registry import declarations
 from temporag.methods.timer4 import experiments as timer4_experiments
-from temporag.methods.timer4 import runs as timer4_runs
 from temporag.notebook.outputs import output_name
 
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
@@ -27,7 +26,7 @@ NAMES = [p.stem for p in NOTEBOOKS]
 RETIRED = {
     "timer4": {
         "fig3_ns": list(timer4_experiments.FIG3_NS),
-        "reader_top_k": timer4_runs.READER_TOP_K,
+        "reader_top_k": timer4_experiments.READER_TOP_K,
         "code_loss": True,  # the code-loss model is always trained now
         "pool": timer4.POOL,  # the rerank's candidates: TimeR4's own default
     }

@@ -388,7 +388,7 @@ def test_rule_verifier_checks_type_support_and_the_reference_event(kg, questions
 
 
 def test_report_rows_n_curve_and_cost_from_records(questions):
-    from temporag.methods.sar import report
+    from temporag.methods.sar import experiments
 
     qs = [q for q in questions if q.answer_type == "entity"][:2]
     gold = qs[0].answers[0]
@@ -408,21 +408,23 @@ def test_report_rows_n_curve_and_cost_from_records(questions):
         record(qs[0], [(["wrong"], False), ([gold], None)], calls=3),
         record(qs[1], [(["x"], True)], 1),
     ]
-    assert report.hits_over_n(qs, records, (0, 1, 2))["hits@1"].tolist() == [0.0, 0.5, 0.5]
-    row = report.record_row("SAR", "LLM policy", qs, records, n=0)
+    assert experiments.hits_over_n(qs, records, (0, 1, 2))["hits@1"].tolist() == [0.0, 0.5, 0.5]
+    row = experiments.record_row("SAR", "LLM policy", qs, records, n=0)
     assert row["Overall"] == 0.0 and row["n"] == 2 and row["failed"] == 0
-    failed = report.record_row("SAR", "LLM policy", qs, [records[0], record(qs[1], [([], None)], 1, "boom")])
+    failed = experiments.record_row(
+        "SAR", "LLM policy", qs, [records[0], record(qs[1], [([], None)], 1, "boom")]
+    )
     assert failed["Overall"] == 1.0 and failed["failed"] == 1  # a failed call is left out, not counted wrong
-    cost = report.cost_table({"SAR": records}).iloc[0]
+    cost = experiments.cost_table({"SAR": records}).iloc[0]
     assert cost["LLM calls / q"] == 2.0 and cost["prompt tokens / q"] == 200.0 and cost["searches / q"] == 1.0
-    paper = report.paper_row("Table 1", "SAR (GPT-4.1)", "paper")
+    paper = experiments.paper_row("Table 1", "SAR (GPT-4.1)", "paper")
     assert paper["Overall"] == 0.782 and paper["n"] == 560
 
 
 def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
     """An endpoint failing mid-run leaves the failed questions out of every SAR mean (`hits`,
     `hits_over_n`, `k_sweep`, Fig. 3 and 4) and counts them beside it, never as Hits@1 0.0."""
-    from temporag.methods.sar import report
+    from temporag.methods.sar import experiments, report
 
     qs = [q for q in questions if q.answer_type == "entity" and "China" in q.answers][:3]
     assert len(qs) == 3
@@ -443,18 +445,18 @@ def test_a_failed_llm_call_is_never_a_wrong_answer(kg, questions, workspace):
     assert [r.error is not None for r in records] == [False, True, False]
     assert records[2].trace["attempts"][0]["outcome"] == "llm_error"
 
-    score = report.reader_hits(qs, records, 2)  # every answered question is right ("China")
+    score = experiments.reader_hits(qs, records, 2)  # every answered question is right ("China")
     assert score == {"value": 1.0, "n": 3, "answered": 2, "failed": 1}
-    curve = report.hits_over_n(qs, records, (0, 1, 2)).set_index("N")
+    curve = experiments.hits_over_n(qs, records, (0, 1, 2)).set_index("N")
     assert curve["hits@1"].tolist() == [1.0, 1.0, 1.0]  # not 1/3 and 2/3: failed calls are not wrong
     assert curve["failed"].tolist() == [2, 1, 1] and curve["answered"].tolist() == [1, 2, 2]
-    row = report.record_row("SAR", "LLM policy", qs, records, n=0)
+    row = experiments.record_row("SAR", "LLM policy", qs, records, n=0)
     assert (row["Overall"], row["n"], row["failed"]) == (1.0, 3, 2)
 
     everything_fails = fake_llm(fail_when=lambda user: True)
     method = SAR(kg, workspace=workspace)
     offline = method.pipeline(qs, policy="offline", progress=False)
-    sweep = report.k_sweep(method, qs, qs[:2], everything_fails, (15,), reuse={15: offline})
+    sweep = experiments.k_sweep(method, qs, qs[:2], everything_fails, (15,), reuse={15: offline})
     assert np.isnan(sweep["reader_hits"].iloc[0]) and sweep["reader_failed"].iloc[0] == 2
     assert sweep["reader_n"].iloc[0] == 2
 

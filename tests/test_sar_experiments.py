@@ -99,11 +99,11 @@ def test_ablation_rows_and_the_n_sweep(questions, results):
     assert frame[llm_curve].tolist()[:2] == [0.0, 1.0] and np.isnan(frame[llm_curve].iloc[2])
     record.n_sweep(results, frame, 2, report.fig_n(frame))  # as the notebook's cell does
     metrics = _metrics(results)
-    assert [metrics[f"fig4/offline/N={n}"]["value"] for n in report.N_GRID] == [0.0, 0.5, 0.5, 0.5, 0.5]
+    assert [metrics[f"fig4/offline/N={n}"]["value"] for n in experiments.N_GRID] == [0.0, 0.5, 0.5, 0.5, 0.5]
     saved = json.loads((results.dir / "results.json").read_text())
     assert "fig4_n_sweep" in saved["tables"] and "fig4_n_sensitivity" in saved["figures"]
 
-    record.cost(results, report.cost_table({"SAR": records}))
+    record.cost(results, experiments.cost_table({"SAR": records}))
     assert _metrics(results)["cost/SAR/llm_calls_per_question"] == {"value": 1.5, "tokens": 15.0}
     predictions = experiments.method_predictions({"SAR": records, "ReAct RAG": records[:1]})
     assert [p["method"] for p in predictions] == ["SAR", "SAR", "ReAct RAG"]

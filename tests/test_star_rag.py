@@ -358,12 +358,12 @@ def _swept_with_one_gold(star, q, texts):
 
 
 def test_hits_grid_reads_every_cell_on_one_seeded_sample(toy_star):
-    from temporag.methods.star_rag import experiments
+    from temporag.methods.star_rag import paper_tables
 
     star, q, texts = toy_star
     gold, records, sweep = _swept_with_one_gold(star, q, texts)
     llm = fake_llm(f"Answer: ['{gold}']")
-    matrix, n, failed = experiments.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    matrix, n, failed = paper_tables.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
     assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]] and failed.tolist() == [[0, 0], [0, 0]]
     assert llm.backend.calls == 4 * 3  # one call per sampled question and (K1, K2) cell
     first_cell = llm.backend.seen[0][0][1]["content"]  # K1 = 2: two events listed
@@ -391,13 +391,13 @@ def test_star_rag_declares_its_reader_defaults():
 def test_hits_grid_leaves_failed_calls_out_of_each_cell(toy_star):
     """Fig. 5: a failed reader call is left out of its cell and counted in the failed grid, never scored
     as a wrong answer."""
-    from temporag.methods.star_rag import experiments
+    from temporag.methods.star_rag import paper_tables
 
     star, q, texts = toy_star
     gold, records, sweep = _swept_with_one_gold(star, q, texts)
     probe = fake_llm(f"Answer: ['{gold}']")
-    experiments.hits_grid(probe, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    paper_tables.hits_grid(probe, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
     asked = {t for t in texts if t in probe.backend.seen[0][0][-1]["content"]}
     llm = fake_llm(f"Answer: ['{gold}']", fail_when=lambda user: any(t in user for t in asked))
-    matrix, n, failed = experiments.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
+    matrix, n, failed = paper_tables.hits_grid(llm, star, sweep, records, records[1:6], [2, 5], 3, seed=0)
     assert n == 3 and matrix.tolist() == [[1.0, 1.0], [1.0, 1.0]] and failed.tolist() == [[1, 1], [1, 1]]

@@ -250,10 +250,10 @@ def test_description_length_is_a_positive_bit_count():
 
 
 def test_labelling_grid_sizes_the_graph_by_hand():
-    from temporag.methods.star_rag import report
+    from temporag.methods.star_rag import experiments
 
     kg = make_kg(TOY, 6, 4)
-    grid = report.labelling_grid(kg, [0.5, 0.6], [1, 2])
+    grid = experiments.labelling_grid(kg, [0.5, 0.6], [1, 2])
     first = grid.iloc[1]  # support 0.5, K_type 2: e0-e2 {0,1}+{0}, e3 {0}+{3}, e4, e5 {3}
     assert (first["frequent subsets"], first["labels in use"], first["fallback labels"]) == (4, 3, 0)
     assert first["labels per entity"] == pytest.approx(10 / 6)

@@ -15,7 +15,7 @@ from test_star_rag_graph import make_kg
 from temporag.answer import evaluate
 from temporag.methods import star_rag
 from temporag.methods.base import Method, Retrieval
-from temporag.methods.star_rag import experiments, record, report
+from temporag.methods.star_rag import code_tables, record, report
 from temporag.methods.star_rag.released import ReleasedCodeRAG
 from temporag.methods.star_rag.time_words import final_operation, question_day, rerank_direction
 from temporag.timeutil import day_of
@@ -221,7 +221,7 @@ def test_grouped_lines_and_the_released_pairing_drop_an_object():
     assert rel.variant(grouping=False).evidence_lines(ids) == kg.verbalise_many(np.array(ids))
     question = type("Q", (), {"answers": ("e3",), "answer_type": "entity", "question": "Who?"})()
     for method, recalled in ((rel, 1.0), (bug, 0.0)):
-        got = experiments.shown_recall(kg, method, Retrieval([np.array([0, 1, 2])], [0.0]), [question])
+        got = code_tables.shown_recall(kg, method, Retrieval([np.array([0, 1, 2])], [0.0]), [question])
         assert got.tolist() == [recalled]
     s, o, first, _ = bug.shown_tuples([0, 1, 2])
     assert o.tolist() == [1, 2] and first.tolist() == [10, 12]
@@ -245,23 +245,23 @@ class _Results:
 def test_decomposition_rows_recall_tokens_and_reader(slice_setup):
     released, picked, q_vecs, _ = slice_setup
     star = star_rag.StarRAG(released.kg, released.graph, released.semantic, k1=10, k2=20)
-    methods = experiments.decomposition_methods(star, released)
+    methods = code_tables.decomposition_methods(star, released)
     assert list(methods)[:3] == ["semantic top-10", "Alg. 1 as printed", "released code"]
     assert methods["released code, no PPR (rule graph off)"].ppr is False
     assert methods["released code as it runs (both bugs)"].pool == "anchors+rules"
-    known = {report.ALG1: star.retrieve(picked, q_vecs=q_vecs, progress=False)}
-    retrievals = experiments.decomposition_retrievals(methods, picked, q_vecs, known)
-    assert retrievals[report.ALG1] is known[report.ALG1] and len(retrievals) == len(methods) == 9
+    known = {code_tables.ALG1: star.retrieve(picked, q_vecs=q_vecs, progress=False)}
+    retrievals = code_tables.decomposition_retrievals(methods, picked, q_vecs, known)
+    assert retrievals[code_tables.ALG1] is known[code_tables.ALG1] and len(retrievals) == len(methods) == 9
     gold = {q.question: q.answers[0] for q in picked}
     llm = fake_llm(lambda user: f"Answer: ['{next(a for t, a in gold.items() if t in user)}']")
     results = _Results()
-    table, numbers = experiments.decomposition(
+    table, numbers = code_tables.decomposition(
         methods, retrievals, picked, llm=llm, reader_questions=picked, n_read=4, seed=1
     )
     record.decomposition(results, numbers)
     assert table["retrieval"].tolist() == list(methods)
     for name, row in table.set_index("retrieval").iterrows():
-        recall = experiments.shown_recall(released.kg, methods[name], retrievals[name], picked)
+        recall = code_tables.shown_recall(released.kg, methods[name], retrievals[name], picked)
         assert row["answer recall"] == pytest.approx(recall.mean())
         multiple = [q.qlabel == "Multiple" for q in picked]
         assert row["recall Multiple"] == pytest.approx(recall[multiple].mean())
@@ -275,12 +275,12 @@ def test_decomposition_rows_recall_tokens_and_reader(slice_setup):
     assert llm.backend.calls == 4 * len(methods)
     traces = results.metrics["predictions/released_code"]
     assert [t["quid"] for t in traces] == [q.quid for q in picked]
-    assert [t["facts"] for t in traces] == [r.tolist() for r in retrievals[report.RELEASED].ids]
+    assert [t["facts"] for t in traces] == [r.tolist() for r in retrievals[code_tables.RELEASED].ids]
     summary = report.decomposition_summary(table)
-    released_row = table.set_index("retrieval").loc[report.RELEASED]
+    released_row = table.set_index("retrieval").loc[code_tables.RELEASED]
     assert f"{released_row['answer recall']:.0%} with the released code" in summary
     assert "Reader Hit@1 (fake-model, 4 questions)" in summary
-    llm_free, numbers = experiments.decomposition(methods, retrievals, picked)
+    llm_free, numbers = code_tables.decomposition(methods, retrievals, picked)
     assert "Hit@1" not in llm_free and len(llm_free) == len(methods)
     assert not any("hits@1_by" in row for row in numbers["rows"].values())
     figure = report.decomposition_figure(table)
@@ -288,7 +288,7 @@ def test_decomposition_rows_recall_tokens_and_reader(slice_setup):
 
 
 def test_paper_vs_code_rows_cite_file_and_line():
-    table = report.paper_vs_code()
+    table = code_tables.paper_vs_code()
     assert len(table) == 15 and list(table.columns)[0] == "step"
     for evidence in table["evidence (file:line)"]:
         assert re.search(r"[\w/]+\.py:\d+", evidence), evidence

@@ -13,7 +13,7 @@ import pytest
 
 from temporag.answer.readers import ReaderResult
 from temporag.methods.base import Retrieval
-from temporag.methods.star_rag import experiments, record, report
+from temporag.methods.star_rag import paper_tables, record, report
 
 
 def saved(results, key):
@@ -25,7 +25,7 @@ def test_table2_rows_and_results_json_come_from_one_call(results):
         "STAR-RAG": {1: np.array([1.0, 0, 0, 0]), 5: np.array([1.0, 1, 0, 0]), 10: np.array([1.0, 1, 1, 0])},
         "STAR-RAG-no-rule": {1: np.array([0.0, 0, 0, 1]), 5: np.array([0.0, 0, 0, 1]), 10: np.ones(4)},
     }
-    table = record.table2_multitq(results, experiments.hit_rates(hits), "fake-model", 4)
+    table = record.table2_multitq(results, paper_tables.hit_rates(hits), "fake-model", 4)
     assert len(table) == 6 and "note" not in table  # no row has a note
     assert table.paper_source.tolist()[1:3] == ["", ""]  # no-rule Hit@5 and Hit@10: the paper prints none
     star5 = table[(table.method == "STAR-RAG") & (table.k == 5)].iloc[0]
@@ -59,16 +59,16 @@ def test_reader_tables_leave_failed_calls_out_and_count_them(results):
     right = [_read(["A"]), _read(["B"]), _read(["C"]), _read(["D"])]
     half_failed = [_read(["A"]), _read([], error="timeout"), _read(["C"]), _read([], error="HTTP 500")]
     reads = {"STAR-RAG": half_failed, "STAR-RAG-no-rule": right, "STAR-RAG-uniform": right}
-    hits = experiments.reader_scores(reads, questions)
+    hits = paper_tables.reader_scores(reads, questions)
     assert np.isnan(hits["STAR-RAG"][1]).tolist() == [False, True, False, True]
-    rates = experiments.hit_rates(hits)
+    rates = paper_tables.hit_rates(hits)
     table2 = record.table2_multitq(results, rates, "fake-model", 4)
     star1 = table2[(table2.method == "STAR-RAG") & (table2.k == 1)].iloc[0]
     assert (star1.kit, star1.n, star1.failed) == (1.0, 4, 2)  # not 0.5: the failures are not wrong
     assert saved(results, "table2/MultiTQ/STAR-RAG/hits@1")["failed"] == 2
     retrievals = {name: Retrieval([[1]] * 4, [0.0] * 4) for name in report.METHODS}
     usage = {name: {"mean_latency_s": 1.0} for name in report.METHODS}
-    numbers = experiments.table4_numbers(rates, retrievals, usage)
+    numbers = paper_tables.table4_numbers(rates, retrievals, usage)
     table4 = record.table4(results, numbers, "fake-model", 4, served=True).set_index("method")
     assert table4.loc["STAR-RAG", "Acc. (Hit@1)"] == 1.0 and table4.loc["STAR-RAG", "failed"] == 2
     assert table4.loc["STAR-RAG+fake-model", "failed"] == 2
@@ -103,7 +103,7 @@ def test_table3_by_event_count_leaves_failed_calls_out(results):
             "STAR-RAG-no-rule": [0.8, 0.5],
         }
     )
-    scores = experiments.table3_scores(reads, questions)
+    scores = paper_tables.table3_scores(reads, questions)
     table = record.table3(results, scores, recall_table, "fake-model", 10)
     rows = {(r.method, r.questions): r for r in table.itertuples()}
     assert rows[("STAR-RAG", "Single-event")].kit == 0.5
@@ -123,7 +123,7 @@ def test_table4_times_retrieval_plus_reading_and_names_unserved_backbones(result
     hits = {name: {1: np.array([1.0, 0.0])} for name in report.METHODS}
     retrievals = {name: Retrieval([[1], [2]], [0.01, 0.03]) for name in report.METHODS}
     usage = {name: {"mean_latency_s": 2.0} for name in report.METHODS}
-    numbers = experiments.table4_numbers(experiments.hit_rates(hits), retrievals, usage)
+    numbers = paper_tables.table4_numbers(paper_tables.hit_rates(hits), retrievals, usage)
     table = record.table4(results, numbers, "fake-model", 2, served=False)
     star = table[table.method == "STAR-RAG"].iloc[0]
     assert star["Tim. (s/question)"] == pytest.approx(2.02) and star["paper Tim."] == 20.6
@@ -143,13 +143,13 @@ def test_predictions_keep_every_trace_and_answer():
         "STAR-RAG-no-rule": Retrieval([[3, 2], [5]], [0.1, 0.2], [{"facts": [3, 2]}, {"facts": [5]}]),
     }
     reads = {"STAR-RAG": [_read(["Iran"])]}
-    records = experiments.predictions(questions, retrievals, questions[:1], reads)
+    records = paper_tables.predictions(questions, retrievals, questions[:1], reads)
     assert list(records) == ["star_rag", "no_rule", "reader"]
     assert records["star_rag"][0] == {"quid": 7, "facts": [3, 1], "anchors": [3, 2]}
     assert records["reader"] == [
         {"quid": 7, "method": "STAR-RAG", "answers": ["Iran"], "raw": "", "error": None}
     ]
-    assert experiments.positions_in(questions, questions[1:]) == [1]
+    assert paper_tables.positions_in(questions, questions[1:]) == [1]
 
 
 def test_fig3_reads_like_the_paper():

@@ -10,7 +10,7 @@ from slices import iraq_visits
 
 from temporag.data.tkg import TemporalKG
 from temporag.methods import tecqa
-from temporag.methods.tecqa import Constraints, report
+from temporag.methods.tecqa import Constraints, analysis
 from temporag.timeutil import TimeValue, day_of, make_time
 
 
@@ -136,9 +136,9 @@ def test_reference_anchor_mask():
     kg = _timeline_kg()
     c = _c(kg, others=("Danish Ministry",))
     c = Constraints(c.question, c.entities, c.relations, c.main, raw={"constraint_entities": [1]})
-    mask = report.reference_anchor_mask(kg, np.array([0, 21, 22, 24]), "After the Danish Ministry ...?", c)
+    mask = analysis.reference_anchor_mask(kg, np.array([0, 21, 22, 24]), "After the Danish Ministry ...?", c)
     assert mask.tolist() == [False, True, True, False]
-    assert report.reference_anchor_mask(kg, np.array([0]), "Who first visited Iraq?", _c(kg)) is None
+    assert analysis.reference_anchor_mask(kg, np.array([0]), "Who first visited Iraq?", _c(kg)) is None
 
 
 def test_integrity_uses_the_reference_anchor_and_leaves_anchorless_questions_out():
@@ -153,11 +153,11 @@ def test_integrity_uses_the_reference_anchor_and_leaves_anchorless_questions_out
         q("Who first visited Iraq?", "Iran"),
     ]
     # fact 21 is the Danish visit (the anchor), fact 0 Jack Straw's visit, fact 1 Iran's
-    result = report.integrity(kg, questions, [np.array([21, 0]), np.array([1])], [ref, _c(kg)])
+    result = analysis.integrity(kg, questions, [np.array([21, 0]), np.array([1])], [ref, _c(kg)])
     assert result["answer"].tolist() == [1.0, 1.0]
     assert result["anchor"][0] == 1.0 and np.isnan(result["anchor"][1])
     assert result["chain"][0] == 1.0 and np.isnan(result["chain"][1])
-    result = report.integrity(kg, questions[:1], [np.array([0])], [ref])  # answer without its anchor
+    result = analysis.integrity(kg, questions[:1], [np.array([0])], [ref])  # answer without its anchor
     assert (result["answer"][0], result["anchor"][0], result["chain"][0]) == (1.0, 0.0, 0.0)
 
 
@@ -171,7 +171,8 @@ def test_failure_modes_count_empty_and_truncated_chains():
     )
     # Peter Pace (entity 4) visits on days 2, 5, 8, ...: fact 2 holds him, fact 0 does not
     chains = [chain([], []), chain([0, 2], [0]), chain([0, 2], [2]), chain([0], [0])]
-    modes = report.failure_modes(kg, [q("equal"), q("first_last"), q("first_last"), q("first_last")], chains)
+    questions = [q("equal"), q("first_last"), q("first_last"), q("first_last")]
+    modes = analysis.failure_modes(kg, questions, chains)
     assert (modes["empty_subgraph"], modes["first_last_questions"], modes["first_last_truncated"]) == (
         1,
         3,

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from temporag.answer.readers import ReaderResult
-from temporag.methods.tecqa import experiments, record, report
+from temporag.methods.tecqa import experiments, record, report, tables
 
 
 def _read(question, answers=(), error=None) -> ReaderResult:
@@ -30,7 +30,7 @@ def test_fig4_records_the_setting_nearest_the_papers_length_at_the_runs_n(result
     assert (near_20.K, near_20.N) == (20, 2)  # 22 facts; N=1's exact 20 is another N
     metric = results.data["metrics"]["fig4/recall_at_about_20_facts"]
     assert (metric["value"], metric["K"], metric["N"], metric["avg_facts"]) == (0.7, 20, 2, 22.0)
-    assert metric["paper"] == report.CHAIN_RECALL.value() == pytest.approx(0.9412)
+    assert metric["paper"] == tables.CHAIN_RECALL.value() == pytest.approx(0.9412)
     assert len(results.data["tables"]["fig4_sensitivity"]["records"]) == 8
 
 
@@ -44,7 +44,7 @@ def test_reader_scores_leave_failed_calls_out_of_hits(questions):
         ],
         "w/o SG": [_read(q, [q.answers[0]]) for q in picked],
     }
-    scores = report.reader_scores(picked, reads)
+    scores = experiments.reader_scores(picked, reads)
     assert scores["TECQA"]["strict"]["Overall"] == 0.5  # one of the two answered, not one of three
     assert (scores["TECQA"]["n"]["Overall"], scores["TECQA"]["failed"]["Overall"]) == (3, 1)
     assert scores["w/o SG"]["strict"]["Overall"] == 1.0 and scores["w/o SG"]["failed"]["Overall"] == 0
@@ -52,9 +52,9 @@ def test_reader_scores_leave_failed_calls_out_of_hits(questions):
 
 def test_table2_caption_counts_the_reader_sample_and_every_selected_question(questions, results):
     picked = [q for q in questions if q.answer_type == "entity"][:3]
-    reads = {name: [_read(q, [q.answers[0]]) for q in picked] for name in report.VARIANTS}
-    scores = report.reader_scores(picked, reads)
-    shown_recall = {name: np.array([1.0, 0.0, 1.0, 1.0, 0.0]) for name in report.VARIANTS}
+    reads = {name: [_read(q, [q.answers[0]]) for q in picked] for name in tables.VARIANTS}
+    scores = experiments.reader_scores(picked, reads)
+    shown_recall = {name: np.array([1.0, 0.0, 1.0, 1.0, 0.0]) for name in tables.VARIANTS}
     table = report.table2_frame(scores, shown_recall)
     record.table2_ablations(results, table, scores, shown_recall, "fake-model", 3, 20)
     assert table["shown-context answer recall (all questions)"].tolist() == [0.6] * 4

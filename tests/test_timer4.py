@@ -14,7 +14,7 @@ from fakes import fake_llm
 
 from temporag.data.tkg import TemporalKG
 from temporag.methods import timer4
-from temporag.methods.timer4 import negatives, released, report, rerank, rewrite, store, train
+from temporag.methods.timer4 import experiments, negatives, released, report, rerank, rewrite, store, train
 from temporag.methods.timer4.rerank import TimeConstraint, phi_t, question_constraint, window_score
 from temporag.timeutil import TimeValue, day_of, parse_time
 
@@ -442,7 +442,7 @@ def test_coverage_sets_and_venn_counts_on_a_hand_made_kg():
             self.quid, self.answers, self.qtype, self.answer_type = quid, answers, qtype, answer_type
 
     qs = [Q(1, ("Iran", "Kuwait")), Q(2, ("Japan",)), Q(3, ("1970-01-21",), "first_last", "time")]
-    sets = report.coverage_sets(kg, qs, [[0], [0], [0]], [[0, 1], [2], [1]], k=2)
+    sets = experiments.coverage_sets(kg, qs, [[0], [0], [0]], [[0, 1], [2], [1]], k=2)
     a, b, c = sets["equal"]
     assert a == {(1, "Iran")} and b == {(1, "Iran"), (1, "Kuwait"), (2, "Japan")} and len(c) == 3
     assert report.venn_counts(a, b, c) == {
@@ -488,8 +488,6 @@ def test_method_arguments_fail_with_a_clear_message(small):
 
 
 def test_reader_sft_export_writes_prompt_and_gold(kg, small, exact_parser, tmp_path):
-    from temporag.methods.timer4 import runs
-
     sub, fks = small
     method = timer4.TimeR4(sub, fks, fks, parser=exact_parser, rewrite="none", n=4)
 
@@ -501,7 +499,7 @@ def test_reader_sft_export_writes_prompt_and_gold(kg, small, exact_parser, tmp_p
             ("Kuwait", "Iran"),
         )
 
-    assert runs.export_reader_sft(method, [Q()], tmp_path / "sft.jsonl") == 1
+    assert experiments.export_reader_sft(method, [Q()], tmp_path / "sft.jsonl") == 1
     (record,) = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text().splitlines()]
     messages = record["messages"]
     assert messages[-1] == {"role": "assistant", "content": "['Kuwait', 'Iran']"}

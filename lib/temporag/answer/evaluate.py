@@ -156,7 +156,7 @@ def answer_recall_at_k(
 def anchor_recall(anchor_masks: Sequence[np.ndarray | None]) -> np.ndarray:
     """TECQA's Anchor Recall per question: 1 when some context fact holds the question's reference anchor,
     0 when none does, NaN when the question has no anchor (``None`` mask; left out of means).  Which facts
-    hold the anchor is the method's definition (``tecqa.report.reference_anchor_mask``)."""
+    hold the anchor is the method's definition (``tecqa.analysis.reference_anchor_mask``)."""
     return np.array([np.nan if m is None else float(np.asarray(m).any()) for m in anchor_masks], dtype=float)
 
 

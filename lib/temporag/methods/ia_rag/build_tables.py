@@ -7,6 +7,7 @@ table compares them; :mod:`.record` writes the ``results.json`` metrics of each 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -14,8 +15,10 @@ import pandas as pd
 
 from temporag.answer.evaluate import evidence_recall
 from temporag.methods.ia_rag import Build
+from temporag.methods.ia_rag.graph import EventGraph
 from temporag.methods.ia_rag.retrieval import IAIndex
 from temporag.methods.ia_rag.setups import Setup
+from temporag.timeutil import Allen
 
 #: Unit coverage of the kit's first offline extractor (commit 4016c6a: whole TimeQA pages, undated
 #: sentences mostly dropped, clauses cut at commas, TempReason with its ReasonQA fact blocks), measured
@@ -180,3 +183,38 @@ def build_times(setups: Mapping[str, Setup]) -> pd.DataFrame:
             for dataset, setup in setups.items()
         ]
     )
+
+
+#: Fig. 4 merges each relation with its inverse
+MERGED = (
+    ("before / after", {Allen.BEFORE, Allen.AFTER}),
+    ("meets / met-by", {Allen.MEETS, Allen.MET_BY}),
+    ("overlaps / overlapped-by", {Allen.OVERLAPS, Allen.OVERLAPPED_BY}),
+    ("starts / started-by", {Allen.STARTS, Allen.STARTED_BY}),
+    ("during / contains", {Allen.DURING, Allen.CONTAINS}),
+    ("finishes / finished-by", {Allen.FINISHES, Allen.FINISHED_BY}),
+    ("equals", {Allen.EQUALS}),
+)
+
+
+def allen_distribution(graphs: Mapping[str, EventGraph]) -> pd.DataFrame:
+    """Edges per merged Allen relation and data set (count and share of edges with a relation), plus
+    the edges whose interval has an unknown end (no relation yet)."""
+    rows = []
+    for name, g in graphs.items():
+        counts = Counter(g.relations)
+        total = sum(v for r, v in counts.items() if r is not None)
+        for label, rels in MERGED:
+            n = sum(counts.get(r, 0) for r in rels)
+            rows.append(
+                {"dataset": name, "relation": label, "edges": n, "share": n / total if total else 0.0}
+            )
+        rows.append(
+            {
+                "dataset": name,
+                "relation": "(unbounded interval)",
+                "edges": counts.get(None, 0),
+                "share": np.nan,
+            }
+        )
+    return pd.DataFrame(rows)

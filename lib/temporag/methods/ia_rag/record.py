@@ -33,7 +33,7 @@ def data_files(results, files: Sequence[str | Path]) -> None:
 
 
 def extraction(results, table: pd.DataFrame) -> None:
-    """IEUs per data set (:func:`.experiments.extraction_table`)."""
+    """IEUs per data set (:func:`.build_tables.extraction_table`)."""
     results.table(
         "ieu_extraction",
         table,
@@ -79,7 +79,7 @@ def graphs(results, paper: Mapping[str, Setup], tuned: Mapping[str, Setup]) -> N
 def event_graph(
     results, table: pd.DataFrame, paper: Mapping[str, Setup], tuned: Mapping[str, Setup]
 ) -> None:
-    """The event-graph table (:func:`.experiments.graph_table`) and its numbers (:func:`graphs`)."""
+    """The event-graph table (:func:`.build_tables.graph_table`) and its numbers (:func:`graphs`)."""
     results.table(
         "event_graph",
         table,
@@ -103,14 +103,14 @@ def fig4_allen(results, table: pd.DataFrame, figure) -> None:
 
 def allen(results, allen: pd.DataFrame) -> None:
     """``fig4/<data set>/<relation>``: edges per merged Allen relation
-    (:func:`.report.allen_distribution`)."""
+    (:func:`.build_tables.allen_distribution`)."""
     for row in allen.to_dict("records"):
         results.metric(f"fig4/{row['dataset']}/{row['relation']}", int(row["edges"]))
 
 
 def tightening(results, tightening: pd.DataFrame) -> None:
     """``tightening/<data set>/<build>/narrowed`` with the widened count (which must be 0), and the table
-    (:func:`.experiments.tightening_table`)."""
+    (:func:`.build_tables.tightening_table`)."""
     for row in tightening.to_dict("records"):
         results.metric(
             f"tightening/{row['dataset']}/{row['build']}/narrowed",
@@ -127,7 +127,8 @@ def tightening(results, tightening: pd.DataFrame) -> None:
 def forest_levels(
     results, table: pd.DataFrame, max_levels: int, paper: Mapping[str, Setup], tuned: Mapping[str, Setup]
 ) -> None:
-    """The forest-per-level table (:func:`.experiments.forest_table`) and the MEU counts (:func:`forests`)."""
+    """The forest-per-level table (:func:`.build_tables.forest_table`) and the MEU counts
+    (:func:`forests`)."""
     caption = f"Thematic forest per level (MAX_LEVELS={max_levels}), paper-tau and calibrated builds."
     results.table("forest_levels", table, caption)
     forests(results, paper, tuned)
@@ -197,7 +198,8 @@ def type_tables(
     classifier: str,
     counts: Mapping[str, Mapping[str, int]],
 ) -> None:
-    """Tables 9 and 10 (:func:`.report.type_distribution`) and the counts per type (:func:`types`)."""
+    """Tables 9 and 10 (:func:`.retrieval_tables.type_distribution`) and the counts per type
+    (:func:`types`)."""
     caption = f"Table 9: T1-T5 counts ({classifier} classifier) vs the paper's."
     results.table("table9_types", table9, caption)
     caption = "Table 10: Explicit / Relative / Compositional counts vs the paper's."
@@ -206,7 +208,7 @@ def type_tables(
 
 
 def table5(results, table: pd.DataFrame) -> None:
-    """Table 5 (ComplexTR) by reasoning group (:func:`.experiments.reasoning_groups`)."""
+    """Table 5 (ComplexTR) by reasoning group (:func:`.retrieval_tables.reasoning_groups`)."""
     results.table(
         "table5_types",
         table,
@@ -218,7 +220,7 @@ def table5(results, table: pd.DataFrame) -> None:
 def ablation_tables(
     results, ablation: pd.DataFrame, paper_tau: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame
 ) -> None:
-    """The ablations on the calibrated graph and at the paper's tau (:func:`.experiments.ablations`), and
+    """The ablations on the calibrated graph and at the paper's tau (:func:`.ablations.ablations`), and
     Tables 3 and 4 as effects (:func:`.report.effect_table`)."""
     results.table(
         "ablations",
@@ -253,7 +255,7 @@ def ablations(results, ablation: pd.DataFrame, prefix: str) -> None:
 def sensitivity_tables(
     results, sensitivity: pd.DataFrame, table7: pd.DataFrame, table8: pd.DataFrame
 ) -> None:
-    """Tables 7 and 8 on the calibrated graph (:func:`.experiments.depth_and_meus`) and each read as the
+    """Tables 7 and 8 on the calibrated graph (:func:`.ablations.depth_and_meus`) and each read as the
     paper's (:func:`.report.setting_table`)."""
     results.table(
         "sensitivity",
@@ -321,15 +323,15 @@ def table2(results, means: Mapping[str, Mapping[str, dict]], reader: str) -> pd.
 
 
 def fig3(results, points: pd.DataFrame, figure, reader: str) -> None:
-    """Fig. 3's points (:func:`.experiments.accuracy_tokens`) and its figure."""
+    """Fig. 3's points (:func:`.reader_tables.accuracy_tokens`) and its figure."""
     caption = f"Fig. 3 points: reader {reader} accuracy vs its prompt tokens."
     results.table("fig3_accuracy_tokens", points, caption)
     results.figure("fig3_accuracy_tokens", figure)
 
 
 def build_times(results, speed: pd.DataFrame, retrieval: list[dict], reader: list[dict]) -> None:
-    """The index build times (:func:`.experiments.build_times`) and the per-question ``retrieval`` and
-    ``reader`` predictions (:func:`.experiments.retrieval_predictions`, ``.reader_predictions``)."""
+    """The index build times (:func:`.build_tables.build_times`) and the per-question ``retrieval`` and
+    ``reader`` predictions (:func:`.retrieval_tables.retrieval_predictions`, ``.reader_predictions``)."""
     results.table(
         "build_times",
         speed,

@@ -1,64 +1,28 @@
-"""IA-RAG's tables and figures: the kit's numbers beside the paper's (``temporag.reported``).
+"""IA-RAG's tables and figures: the kit's numbers beside the paper's (``temporag.reported``), drawn and
+formatted from what the step modules computed (:mod:`.setups`, :mod:`.build_tables`,
+:mod:`.retrieval_tables`, :mod:`.ablations`, :mod:`.reader_tables`).
 
 Fig. 4 (Allen-relation distributions, inverse pairs merged), Fig. 5 (one thematic tree), Fig. 3
-(accuracy vs. input tokens), Tables 2–5 and 7–10 as frames.  Plots use the house style.
+(accuracy vs. input tokens), the token-budget curves and Tables 3/4/7/8 as effects and settings.
+Plots use the house style; nothing here runs a model.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections import Counter
-from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from temporag.methods import plots
-from temporag.methods.ia_rag.classify import GROUPS, TYPES
+from temporag.methods.ia_rag.build_tables import MERGED
 from temporag.methods.ia_rag.forest import Forest
 from temporag.methods.ia_rag.graph import EventGraph
-from temporag.reported import PaperRef, paper_value
-
-__all__ = ["PaperRef", "allen_distribution", "fig_allen", "fig_tree", "fig_accuracy_tokens"]
-from temporag.timeutil import Allen
-
-#: Fig. 4 merges each relation with its inverse
-MERGED = (
-    ("before / after", {Allen.BEFORE, Allen.AFTER}),
-    ("meets / met-by", {Allen.MEETS, Allen.MET_BY}),
-    ("overlaps / overlapped-by", {Allen.OVERLAPS, Allen.OVERLAPPED_BY}),
-    ("starts / started-by", {Allen.STARTS, Allen.STARTED_BY}),
-    ("during / contains", {Allen.DURING, Allen.CONTAINS}),
-    ("finishes / finished-by", {Allen.FINISHES, Allen.FINISHED_BY}),
-    ("equals", {Allen.EQUALS}),
-)
+from temporag.reported import paper_value
 
 
 def paper(source: str, row: str, column: str, dataset: str | None) -> float | None:
     return paper_value("ia_rag", source, row, column, dataset)
-
-
-def allen_distribution(graphs: Mapping[str, EventGraph]) -> pd.DataFrame:
-    """Edges per merged Allen relation and data set (count and share of edges with a relation), plus
-    the edges whose interval has an unknown end (no relation yet)."""
-    rows = []
-    for name, g in graphs.items():
-        counts = Counter(g.relations)
-        total = sum(v for r, v in counts.items() if r is not None)
-        for label, rels in MERGED:
-            n = sum(counts.get(r, 0) for r in rels)
-            rows.append(
-                {"dataset": name, "relation": label, "edges": n, "share": n / total if total else 0.0}
-            )
-        rows.append(
-            {
-                "dataset": name,
-                "relation": "(unbounded interval)",
-                "edges": counts.get(None, 0),
-                "share": np.nan,
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def fig_allen(frame: pd.DataFrame, note: str = ""):
@@ -159,42 +123,6 @@ def fig_accuracy_tokens(points: pd.DataFrame, note: str = ""):
     ax.set_xscale("log")
     ax.set_xlabel("reader prompt tokens per question")
     return plots._finish(fig, ax, "Fig. 3 · Accuracy vs. input tokens", "accuracy", note, legend=None)
-
-
-def type_distribution(labels: Mapping[str, Sequence[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Tables 9 and 10: T1–T5 counts and the Explicit / Relative / Compositional groups, kit vs paper."""
-    t9, t10 = [], []
-    for ds, lab in labels.items():
-        c = Counter(lab)
-        t9.append({"dataset": ds, "source": "kit", **{t: c.get(t, 0) for t in TYPES}, "Total": len(lab)})
-        t9.append(
-            {
-                "dataset": ds,
-                "source": "paper",
-                **{t: paper("Table 9", ds, t, ds) for t in TYPES},
-                "Total": paper("Table 9", ds, "Total", ds),
-            }
-        )
-        g = Counter(GROUPS[t] for t in lab)
-        t10.append(
-            {
-                "dataset": ds,
-                "source": "kit",
-                **{k: g.get(k, 0) for k in ("Explicit", "Relative", "Compositional")},
-            }
-        )
-        t10.append(
-            {
-                "dataset": ds,
-                "source": "paper",
-                **{k: paper("Table 10", ds, k, ds) for k in ("Explicit", "Relative", "Compositional")},
-            }
-        )
-    t9, t10 = pd.DataFrame(t9), pd.DataFrame(t10)
-    for frame in (t9, t10):
-        for col in frame.columns[2:]:
-            frame[col] = frame[col].astype("Int64")
-    return t9, t10
 
 
 def effect_table(source: str, kit: pd.DataFrame, value: str, base: str = "IA-RAG") -> pd.DataFrame:

@@ -4,15 +4,17 @@ IA-RAG's per-question evidence."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from temporag.methods.ia_rag.budget import BUDGETS, curve_table
-from temporag.methods.ia_rag.classify import GROUPS, classify
+from temporag.methods.ia_rag.classify import GROUPS, TYPES, classify
 from temporag.methods.ia_rag.retrieval import score_retrieval
 from temporag.methods.ia_rag.setups import CALIBRATED, UNION_K, WINDOW_TOKENS, Setup
+from temporag.reported import paper_value
 
 CURVE_K2 = 60  # IEU seeds in the token curves: enough units to fill the largest budget
 
@@ -137,3 +139,42 @@ def retrieval_predictions(setups: Mapping[str, Setup], scores: Mapping, shown: i
                 }
             )
     return records
+
+
+def type_distribution(labels: Mapping[str, Sequence[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tables 9 and 10: T1–T5 counts and the Explicit / Relative / Compositional groups, kit vs paper."""
+    t9, t10 = [], []
+    for ds, lab in labels.items():
+        c = Counter(lab)
+        t9.append({"dataset": ds, "source": "kit", **{t: c.get(t, 0) for t in TYPES}, "Total": len(lab)})
+        t9.append(
+            {
+                "dataset": ds,
+                "source": "paper",
+                **{t: paper_value("ia_rag", "Table 9", ds, t, ds) for t in TYPES},
+                "Total": paper_value("ia_rag", "Table 9", ds, "Total", ds),
+            }
+        )
+        g = Counter(GROUPS[t] for t in lab)
+        t10.append(
+            {
+                "dataset": ds,
+                "source": "kit",
+                **{k: g.get(k, 0) for k in ("Explicit", "Relative", "Compositional")},
+            }
+        )
+        t10.append(
+            {
+                "dataset": ds,
+                "source": "paper",
+                **{
+                    k: paper_value("ia_rag", "Table 10", ds, k, ds)
+                    for k in ("Explicit", "Relative", "Compositional")
+                },
+            }
+        )
+    t9, t10 = pd.DataFrame(t9), pd.DataFrame(t10)
+    for frame in (t9, t10):
+        for col in frame.columns[2:]:
+            frame[col] = frame[col].astype("Int64")
+    return t9, t10

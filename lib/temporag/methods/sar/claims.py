@@ -16,13 +16,13 @@ import numpy as np
 from temporag.answer import evaluate
 from temporag.claims import BEST, Claim, Measured, Outcomes
 from temporag.claims.model import printed
-from temporag.methods.sar import report
+from temporag.methods.sar import experiments
 
 PAPER = "sar"
 SERVED = ("TEMPORAG_LLM_BASE_URL=https://api.openai.com/v1 TEMPORAG_LLM_MODEL=gpt-4.1 "
           "temporag reproduce --notebook sar --profile paper -p reader_sample=560")
 PAPER_K, PAPER_N = 15, 2
-K_GRID, N_GRID, N_LLM = report.K_GRID, report.N_GRID, (0, 1, 2)
+K_GRID, N_GRID, N_LLM = experiments.K_GRID, experiments.N_GRID, (0, 1, 2)
 _T1 = "7-·-Table-1-—-MultiTQ-Hits@1-(Overall-/-Single-/-Multiple-/-Entity-/-Time)"
 _T2 = "8-·-Table-2-—-ablations:-w/o-Decompose,-w/o-Validation"
 _RECALL = "11-·-SEARCH-answer-recall-by-question-type,-next-to-semantic-retrieval"
@@ -85,7 +85,8 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 def _hits(questions: Sequence, records: Sequence, n: int | None = None) -> np.ndarray:
-    return evaluate.answered_hits(report.answers_of(records, n), questions, report.failed_of(records, n))[1]
+    failed = experiments.failed_of(records, n)
+    return evaluate.answered_hits(experiments.answers_of(records, n), questions, failed)[1]
 
 
 def outcomes(
@@ -102,7 +103,7 @@ def outcomes(
 ) -> Measured:
     """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them).  ``agent`` / ``offline`` map a
     Table 1 / 2 row to its (records, verification budget N or None); ``recall`` is
-    :func:`report.recall_by_qtype`'s per-question recall, ``k_sweep`` :func:`report.k_sweep`'s
+    :func:`experiments.recall_by_qtype`'s per-question recall, ``k_sweep`` :func:`experiments.k_sweep`'s
     per-question Hits@1."""
     quids, agent_quids = [q.quid for q in questions], [q.quid for q in agent_questions]
     arms = ("SAR (offline policy)", _SEMANTIC, _SAME)  # recall_by_qtype's three lists, in its order

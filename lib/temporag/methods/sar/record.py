@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from temporag.claims import Measured, record_outcomes
-from temporag.methods.sar.experiments import paper_k_points
-from temporag.methods.sar.report import COLUMNS, N_GRID, recall_methods
+from temporag.methods.sar.experiments import N_GRID, paper_k_points
+from temporag.methods.sar.report import COLUMNS, recall_methods
 from temporag.reported import PaperRef
 
 
@@ -27,12 +27,12 @@ def protocol(results, table: pd.DataFrame, paper_sample: dict, agent_sample: dic
 
 
 def filter_sizes(results, table: pd.DataFrame, month: str) -> None:
-    """The facts FILTER keeps for each type at ``month`` (:func:`.report.filter_sizes`)."""
+    """The facts FILTER keeps for each type at ``month`` (:func:`.experiments.filter_sizes`)."""
     results.table("filter_granularity", table, f"Facts kept by FILTER for each type at the month {month}.")
 
 
 def search_example(results, table: pd.DataFrame, query: str) -> None:
-    """One SEARCH's Eq. 1 components for ``query`` (:func:`.report.search_example`)."""
+    """One SEARCH's Eq. 1 components for ``query`` (:func:`.experiments.search_example`)."""
     results.table("search_example", table, f"SEARCH('{query}', ANYTIME): Eq. 1 components.")
 
 

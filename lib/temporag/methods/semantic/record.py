@@ -1,7 +1,7 @@
 """What the tour keeps: every number of the semantic baseline that goes into the run's results.
 
 The one module of the package that writes into a :class:`~temporag.notebook.results.Results`, so what
-a run stores is read in one place.  Each function takes what :mod:`.report` computed (a frame, the
+a run stores is read in one place.  Each function takes what :mod:`.experiments` computed (a frame, the
 reader's scores) and records it under the names the committed runs use; it computes nothing itself.
 """
 
@@ -10,12 +10,13 @@ from __future__ import annotations
 import pandas as pd
 
 from temporag.answer import evaluate
-from temporag.methods.semantic.report import KG_STATISTICS, SEMANTIC_AT_20, kg_table_ref
+from temporag.methods.semantic.experiments import KG_STATISTICS, kg_table_ref
+from temporag.methods.semantic.report import SEMANTIC_AT_20
 
 
 def kg_statistics(results, table: pd.DataFrame) -> None:
-    """``kg/<statistic>``: each count of :func:`.report.kg_statistics` beside STAR-RAG's Table 1, and the
-    table itself."""
+    """``kg/<statistic>``: each count of :func:`.experiments.kg_statistics` beside STAR-RAG's Table 1,
+    and the table itself."""
     for (label, _, column), kit in zip(KG_STATISTICS, table["kit"], strict=True):
         results.compare(f"kg/{label.split()[0]}", kit, kg_table_ref(column))
     caption = "MultiTQ KG statistics computed from full.txt vs STAR-RAG Table 1."
@@ -23,16 +24,16 @@ def kg_statistics(results, table: pd.DataFrame) -> None:
 
 
 def question_types(results, table: pd.DataFrame, figure, n: int) -> None:
-    """The question-type table of the ``n`` selected questions (:func:`.report.question_types`) and its
-    figure (:func:`.report.question_types_figure`, shown in the cell)."""
+    """The question-type table of the ``n`` selected questions (:func:`.experiments.question_types`) and
+    its figure (:func:`.report.question_types_figure`, shown in the cell)."""
     results.table("question_types", table, f"Question types in the selected set ({n} questions).")
     results.figure("question_types", figure)
 
 
 def recall(results, table: pd.DataFrame) -> dict:
     """``semantic/answer_recall@k`` with its bootstrap interval and n, read off the overall rows of
-    :func:`.report.recall_at_k_table`; k = 20 beside TECQA Fig. 2's semantic retriever; then the table.
-    Returns the k = 20 row (kit, paper)."""
+    :func:`.experiments.recall_at_k_table`; k = 20 beside TECQA Fig. 2's semantic retriever; then the
+    table.  Returns the k = 20 row (kit, paper)."""
     rows = {}
     for row in table[table.group == "overall"].to_dict("records"):
         k = int(row["k"])
@@ -46,7 +47,7 @@ def recall(results, table: pd.DataFrame) -> dict:
 
 def retrieval(results, figure, predictions: list[dict]) -> None:
     """The recall@k figure (:func:`.report.recall_figure`, shown in the cell) and the per-question
-    retrieved ids (:func:`.report.retrieval_predictions`) as ``semantic``."""
+    retrieved ids (:func:`.experiments.retrieval_predictions`) as ``semantic``."""
     results.figure("semantic_recall_at_k", figure)
     results.predictions("semantic", predictions)
 
@@ -57,7 +58,8 @@ def reader_hits(
     """``semantic_reader/hits@1_<rule>`` under both rules, no paper counterpart, with n, answered and
     failed (``scores`` from ``evaluate.hits_by_category``: a failed call is left out of the mean), then
     ``table`` (:func:`.report.reader_table`) as ``semantic_reader_hits1``, the reader's token ``usage``
-    (``llm.usage_summary``) and its per-question ``predictions`` (:func:`.report.reader_predictions`)."""
+    (``llm.usage_summary``) and its per-question ``predictions``
+    (:func:`.experiments.reader_predictions`)."""
     n, answered = scores["n"]["Overall"], scores["answered"]["Overall"]
     failed = scores["failed"]["Overall"]
     for rule in evaluate.RULES:

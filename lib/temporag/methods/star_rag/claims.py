@@ -70,7 +70,7 @@ def outcomes(
     """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them): answer recall of the K1
     returned events per method (every question), strict Hit@1 per method (reader sample), recall at
     K1 = 10 for each K2 of the sweep, and Fig. 5's per-question Hit@1 when the reader heatmap ran
-    (``experiments.hits_grid``)."""
+    (``paper_tables.hits_grid``)."""
     quids = [q.quid for q in questions]
     measured: Measured = {"answer_recall": Outcomes(dict(recall), quids)}
     if reader_questions:

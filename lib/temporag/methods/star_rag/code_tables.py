@@ -6,10 +6,10 @@
 * :func:`decomposition` — the released code's retrieval (:class:`released.ReleasedCodeRAG`) taken apart
   step by step beside semantic search and Alg. 1: answer recall of what the reader is shown (LLM-free,
   every selected question, by qtype and Single/Multiple), its prompt tokens, and reader Hit@1 on a
-  seeded sample; :func:`decomposition_figure` draws it.
+  seeded sample; :func:`.report.decomposition_figure` draws it.
 
-:mod:`.experiments` re-exports what computes, :mod:`.report` the tables and figures; :mod:`.record`
-writes the decomposition's numbers into the run's results.
+:mod:`.report` draws and formats these; :mod:`.record` writes the decomposition's numbers into the
+run's results.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer import evaluate
-from temporag.methods import plots
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag.paper_tables import positions_in
 from temporag.methods.star_rag.reader import prompt_tokens
@@ -289,63 +288,3 @@ def _reader_sample(questions, reader_questions, n: int, seed: int):
         np.random.default_rng(seed + 3).choice(len(positions), min(n, len(positions)), replace=False)
     )
     return [reader_questions[i] for i in chosen], [positions[i] for i in chosen]
-
-
-def decomposition_figure(table: pd.DataFrame, note: str = ""):
-    """Answer recall of what the reader is shown, all / Single / Multiple, one group per retriever
-    (its prompt tokens under its name)."""
-    names = [r.replace("released code, ", "code: ") for r in table["retrieval"]]
-    labels = [f"{r}\n{t:,.0f} tokens" for r, t in zip(names, table["prompt tokens (cl100k)"])]
-    series = {
-        "all questions": table["answer recall"].tolist(),
-        "Single": table["recall Single"].tolist(),
-        "Multiple": table["recall Multiple"].tolist(),
-    }
-    return plots.grouped_bars(
-        labels,
-        series,
-        title="Answer recall of what the reader is shown",
-        ylabel="answer recall",
-        note=note,
-        ylim=(0, 1.15),  # room for the legend above the bars
-    )
-
-
-_SWITCHED_OFF = {
-    "PPR": "released code, no PPR (rule graph off)",
-    "temporal filters": "released code, no temporal filters",
-    "time-nearest neighbours": "released code, no time-nearest neighbours",
-    "grouping": "released code, no grouping",
-}
-_ANCHORS_ONLY = "released code, anchors only (no PPR, neighbours, grouping)"
-
-
-def decomposition_summary(table: pd.DataFrame) -> str:
-    """What the decomposition table shows, in three sentences of its own numbers (markdown)."""
-    row = table.set_index("retrieval")
-
-    def pct(name: str, column: str = "answer recall") -> str:
-        return f"{row.loc[name, column]:.0%}"
-
-    released = row.loc[RELEASED]
-    anchor_tokens = row.loc[_ANCHORS_ONLY, "prompt tokens (cl100k)"]
-    moves = ", ".join(
-        f"{step} {100 * (row.loc[label, 'recall Multiple'] - released['recall Multiple']):+.0f}"
-        for step, label in _SWITCHED_OFF.items()
-    )
-    text = (
-        f"What the reader is shown holds a gold answer for {pct(SEMANTIC)} of the questions with semantic "
-        f"top-10 ({pct(SEMANTIC, 'recall Multiple')} of the Multiple ones), {pct(ALG1)} with Alg. 1 "
-        f"({pct(ALG1, 'recall Multiple')}) and {pct(RELEASED)} with the released code "
-        f"({pct(RELEASED, 'recall Multiple')}), at {released['prompt tokens (cl100k)']:.0f} prompt tokens "
-        f"against {row.loc[ALG1, 'prompt tokens (cl100k)']:.0f}. "
-        f"Switching one of its steps off moves the Multiple recall by (points): {moves}; its anchors alone "
-        f"reach {pct(_ANCHORS_ONLY, 'recall Multiple')} at {anchor_tokens:.0f} tokens."
-    )
-    if "Hit@1" in row:
-        text += (
-            f" Reader Hit@1 ({released['reader']}, {released['n read']:.0f} questions): semantic top-10 "
-            f"{row.loc[SEMANTIC, 'Hit@1']:.3f}, Alg. 1 {row.loc[ALG1, 'Hit@1']:.3f}, released code "
-            f"{released['Hit@1']:.3f}."
-        )
-    return text

@@ -1,6 +1,7 @@
-"""STAR-RAG's reader tables beside the paper's (Tables 2–4, Figs. 3 and 5, the summary): the numbers
-behind them (:mod:`.experiments` re-exports those) and the frames and figures made of them (:mod:`.report`
-re-exports those); the released code's tables are in :mod:`code_tables`.
+"""The numbers behind STAR-RAG's reader tables beside the paper's (Tables 2–4, Figs. 3 and 5, the
+summary): the reader on its sample, its scores and token use, the other data sets' runs, Fig. 5's Hit@1
+grid and the per-question records.  :mod:`.report` draws and formats them; the released code's
+tables are in :mod:`.code_tables`.
 
 Nothing here writes into the run's results: :mod:`.record` records every number that has a counterpart
 in the paper through ``Results.compare`` (kit value, paper value or None, n, reader, scoring rule), and
@@ -20,7 +21,6 @@ from temporag.config import repo_relative
 from temporag.llm import usage_summary
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag import build, table2_inputs
-from temporag.methods.star_rag.figures import fig3_tokens_time
 from temporag.methods.star_rag.reader import prompt_tokens
 from temporag.reported import PaperRef
 
@@ -241,39 +241,6 @@ def fig3_tokens_ref(name: str) -> PaperRef | None:
     return paper_ref("Figure 3", "STAR-RAG", "Tokens/question") if name == "STAR-RAG" else None
 
 
-def fig3(numbers: Mapping[str, dict], reader: str, n: int):
-    """Fig. 3: tokens and time per question (:func:`fig3_numbers`) beside the paper's, as a table and a
-    figure."""
-    names = list(FIG3_METHODS)
-    tokens = {m: float(numbers[m]["tokens"]) for m in names}
-    seconds = {m: float(numbers[m]["seconds"]) for m in names}
-    paper_tokens = {m: ref.value() if (ref := fig3_tokens_ref(m)) is not None else None for m in names}
-    paper_seconds = {m: paper_ref("Table 4", m, "Tim.").value() for m in names}
-    rows = [
-        {
-            "method": name,
-            "prompt tokens, cl100k (all questions)": numbers[name]["prompt_tokens_cl100k"],
-            f"tokens/question, {reader} (read sample)": numbers[name]["tokens"],
-            "retrieval s/question": numbers[name]["retrieval_seconds"],
-            "reader s/question": numbers[name]["reader_seconds"],
-            "paper tokens/question": paper_tokens[name],
-            "paper s/question (Table 4)": paper_seconds[name],
-        }
-        for name in names
-    ]
-    paper_tokens["MedicalGraphRAG"] = paper_ref("Figure 3", "MedicalGraphRAG", "Tokens/question").value()
-    figure = fig3_tokens_time(
-        names,
-        [tokens[m] for m in names],
-        [seconds[m] for m in names],
-        paper_tokens,
-        paper_seconds,
-        note=f"kit: reader {reader} ({numbers['STAR-RAG']['token_source']}), {n} questions; "
-        "paper: Llama-3.3-70B, §4.4 and Table 4.",
-    )
-    return pd.DataFrame(rows), figure
-
-
 def hits_grid(
     llm, star, sweep: Mapping, questions: Sequence, reader_questions: Sequence, grid, n: int, seed: int,
     per_question: dict | None = None,
@@ -303,46 +270,6 @@ def hits_grid(
 
 # ---------------------------------------------------------------------------------------------------
 # the summary and the per-question records
-
-
-def summary_table(graph, recall: Mapping, hits: Mapping, usage: Mapping, reader: str, n: int, k: int):
-    """The headline numbers, the kit's beside the paper's."""
-    stats = graph.stats()
-    measured = usage["STAR-RAG"]["mean_prompt_tokens"] + usage["STAR-RAG"]["mean_completion_tokens"]
-    rows = [
-        (
-            "rule graph: labels / rule nodes / selected edges",
-            f"{stats['labels_in_use']} / {stats['rule_nodes']:,} / {stats['selected_edges']:,}",
-            "not reported",
-        ),
-        (
-            f"answer recall@{k}: STAR-RAG vs no-rule",
-            f"{recall['STAR-RAG'].mean():.3f} vs {recall['STAR-RAG-no-rule'].mean():.3f}",
-            "not reported",
-        ),
-        (
-            f"Hit@1 STAR-RAG ({reader}, n={n})",
-            _shown(hit_rate(hits["STAR-RAG"][1])),
-            f"{paper_ref('Table 2', 'STAR-RAG', 'Hit@1').value():.3f}",
-        ),
-        (
-            "Hit@1 no-rule",
-            _shown(hit_rate(hits["STAR-RAG-no-rule"][1])),
-            f"{paper_ref('Table 4', 'STAR-RAG-no-rule', 'Acc.').value():.3f}",
-        ),
-        (
-            "tokens/question STAR-RAG",
-            f"{measured:.0f}",
-            f"{paper_ref('Figure 3', 'STAR-RAG', 'Tokens/question').value():.0f}",
-        ),
-    ]
-    return pd.DataFrame(rows, columns=["quantity", "kit", "paper"])
-
-
-def _shown(score: dict) -> str:
-    """A Hit@1 as the summary prints it, with the failed calls left out named beside it."""
-    failed = f" ({score['failed']} failed calls left out)" if score["failed"] else ""
-    return f"{score['value']:.3f}{failed}"
 
 
 PREDICTION_KEYS = {"STAR-RAG": "star_rag", "STAR-RAG-no-rule": "no_rule", "STAR-RAG-uniform": "uniform"}

@@ -37,7 +37,7 @@ def labels(results, summary: Mapping[str, object]) -> None:
 
 
 def labelling_grid(results, grid: pd.DataFrame, figure, min_support: float, k_type: int) -> None:
-    """The labelling grid over support thresholds and K_type (:func:`.report.labelling_grid`) and its
+    """The labelling grid over support thresholds and K_type (:func:`.experiments.labelling_grid`) and its
     figure; the caption names the setting the run uses."""
     caption = (
         "Alg. 2 on MultiTQ: labels and rule nodes for each Apriori support threshold and K_type "
@@ -55,7 +55,7 @@ def mdl(results, selection, figure) -> None:
 
 
 def null_window(results, windows: pd.DataFrame) -> None:
-    """MDL selection against the window of the uniform span code (:func:`.report.null_window_table`)."""
+    """MDL selection against the window of the uniform span code (:func:`.experiments.null_window_table`)."""
     results.table(
         "mdl_null_window",
         windows,
@@ -67,7 +67,7 @@ def null_window(results, windows: pd.DataFrame) -> None:
 def rule_graph(
     results, metrics: Mapping[str, object], timings: Mapping[str, float], statistics: pd.DataFrame, figure
 ) -> None:
-    """The rule graph's numbers (:func:`.report.graph_metrics`), its build time (``graph.timings``: the
+    """The rule graph's numbers (:func:`.experiments.graph_metrics`), its build time (``graph.timings``: the
     total, and whether it was loaded from the cache), its statistics table and its anatomy figure."""
     for key, value in metrics.items():
         results.metric(key, value)
@@ -97,8 +97,8 @@ def recall_by_qtype(results, table: pd.DataFrame, k: int, n: int) -> None:
 
 
 def retrieval(results, metrics: Mapping[str, tuple], figure) -> None:
-    """The LLM-free retrieval numbers (``key: (value, context)``: :func:`.report.recall_metrics` and
-    :func:`.report.retrieval_metrics`) and the recall figure."""
+    """The LLM-free retrieval numbers (``key: (value, context)``: :func:`.experiments.recall_metrics` and
+    :func:`.experiments.retrieval_metrics`) and the recall figure."""
     for key, (value, context) in metrics.items():
         results.metric(key, value, **context)
     results.figure("answer_recall_by_qtype", figure)
@@ -154,7 +154,7 @@ def table2_multitq(results, rates: Mapping, reader: str, n: int) -> pd.DataFrame
 
 
 def table2_other(results, table: pd.DataFrame) -> None:
-    """Table 2's CronQuestion and Forecast columns (:func:`.experiments.table2_other_datasets`)."""
+    """Table 2's CronQuestion and Forecast columns (:func:`.paper_tables.table2_other_datasets`)."""
     results.table("table2_other_datasets", table, "Table 2, CronQuestion and Forecast columns (STAR-RAG).")
 
 
@@ -270,7 +270,7 @@ def fig3(
 
 def paper_vs_code(results, table: pd.DataFrame, source: str) -> None:
     """The paper, the released code (``source``, read by file:line) and the kit
-    (:func:`.report.paper_vs_code`)."""
+    (:func:`.code_tables.paper_vs_code`)."""
     results.table(
         "paper_vs_released_code",
         table,
@@ -321,7 +321,7 @@ def decomposition_figure(results, figure) -> None:
 def summary(
     results, predictions: Mapping[str, list], table: pd.DataFrame, runtime: float, profile: str
 ) -> None:
-    """The per-question predictions (:func:`.experiments.predictions`: key → records), the run's time and
+    """The per-question predictions (:func:`.paper_tables.predictions`: key → records), the run's time and
     the headline ``summary`` table (:func:`.report.summary_table`)."""
     for key, records in predictions.items():
         results.predictions(key, records)

@@ -180,40 +180,6 @@ def failure_modes(kg, questions: Sequence, chains: Sequence[EvidenceChain]) -> d
     }
 
 
-def render_case(kg, question, chain: EvidenceChain, lines: int = 8) -> str:
-    """A Table 5-style walk-through: extraction, subgraph size, anchors, the chain's first lines."""
-    c = chain.constraints
-    desc = c.describe(kg)
-    answer_mask = answer_fact_mask(kg, chain.facts, question.answers, question.answer_type)
-    anchor_set = set(chain.anchor_facts.tolist())
-    span = ""
-    if len(chain.subgraph):
-        days = fact_days(kg, chain.subgraph)
-        first, last = (str(np.datetime64(int(d), "D")) for d in (days.min(), days.max()))
-        span = f"; context spans {first} to {last}"
-    out = [
-        f"Question: {question.question}   (gold: {', '.join(question.answers[:6])})",
-        "Step 1  Structure-guided subgraph construction",
-        f"  Extraction: entities {desc['entities']}; relation {desc['relation']}; "
-        f"main entity {desc['main']!r}",
-        f"  Retrieval: {len(chain.subgraph):,} facts retrieved{span}",
-        "Step 2  Temporal evidence chain construction",
-        f"  Explicit anchors: {[a.iso for a in chain.explicit] or 'none'}; "
-        f"implicit anchors (top-N similar facts): {[a.iso for a in chain.implicit] or 'none'}",
-        f"  K-nearest pruning & proximity serialisation: {len(chain.facts)} facts kept",
-    ]
-    for f, d, is_answer in list(zip(chain.facts.tolist(), chain.delta.tolist(), answer_mask.tolist()))[
-        :lines
-    ]:
-        tags = [t for t, on in (("Anchor", f in anchor_set), ("Answer", is_answer)) if on]
-        tag = f"[{', '.join(tags)}, δ={d}]" if tags else f"δ={d}"
-        s, r, o, day = kg.as_quadruples([f])[0]
-        out.append(f"    {tag:<22} {s} → {r} → {o} ({day})")
-    if len(chain.facts) > lines:
-        out.append("    ... (context ordered by proximity to the anchors) ...")
-    return "\n".join(out)
-
-
 #: Degree weights of the linker's grounding score (:meth:`temporag.linking.EntityLinker.score`) the
 #: cross-validation chooses among on each fold's training part.
 DEGREE_WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

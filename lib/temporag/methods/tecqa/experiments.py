@@ -1,10 +1,10 @@
 """The numbers behind the TECQA notebook's tables, computed from what a cell already has, one call per
-table or figure.
+table or figure: parser accuracy and its error census, subgraph and chain recall, Fig. 2's recall@20,
+Fig. 5's integrity, the reader's contexts and scores, latency and the per-question predictions.
 
-The notebook reads like the paper's method section; what a table or its metrics hold is computed here
-and in :mod:`.analysis`, :mod:`.census`, :mod:`.beyond` and :mod:`.tables`, and :mod:`.record` writes
-it into the run's results (the table under its key with its caption, the metrics beside the paper's
-numbers).  Some are re-exported by :mod:`temporag.methods.tecqa.report`.
+The step modules (:mod:`.analysis`, :mod:`.census`, :mod:`.beyond`) hold TECQA's own metrics; :mod:`.report`
+draws and formats what these return and :mod:`.record` writes it into the run's results (the table under
+its key with its caption, the metrics beside the paper's numbers).
 """
 
 from __future__ import annotations
@@ -15,14 +15,11 @@ import numpy as np
 import pandas as pd
 
 from temporag.answer import evaluate
-from temporag.methods.tecqa.analysis import parser_accuracy
-from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: the notebook's held-out checks)
-    main_alternatives_check,
-    relation_union_check,
-)
+from temporag.methods.base import Retrieval
+from temporag.methods.tecqa.analysis import integrity, parser_accuracy
 from temporag.methods.tecqa.census import census_counts, error_census
 from temporag.methods.tecqa.chain import EvidenceChain
-from temporag.methods.tecqa.tables import CHAIN_LENGTH, latency_table
+from temporag.methods.tecqa.tables import CASES, CHAIN_LENGTH, VARIANTS
 from temporag.question.parsing import Constraints
 
 # -- parser accuracy (§4.2.1) ---------------------------------------------------------------------------
@@ -146,3 +143,115 @@ def latency(tecqa_seconds: np.ndarray, semantic_seconds: np.ndarray) -> pd.DataF
             "global semantic (all 461,329 facts)": semantic_seconds,
         }
     )
+
+
+def reader_contexts(
+    chains: Mapping[str, Sequence[EvidenceChain]], index: Sequence[int], facts: int | None, seed: int = 0
+) -> dict[str, Retrieval]:
+    """What the reader sees for Table 2's variants: the first ``facts`` facts of each chain of the reader
+    questions (``index``); w/o PS is TECQA's shown facts in a seeded random order (appendix C).
+
+    ``chains`` maps "TECQA", "w/o SG" and "w/o KNTN" to every question's chains."""
+    rng = np.random.default_rng(seed)
+    zero = np.zeros(len(index))
+
+    def shown(chain: EvidenceChain) -> np.ndarray:
+        return chain.facts[:facts] if facts else chain.facts
+
+    out = {name: Retrieval([shown(chains[name][i]) for i in index], zero) for name in VARIANTS[:3]}
+    out["w/o PS"] = Retrieval([rng.permutation(shown(chains["TECQA"][i])) for i in index], zero)
+    return out
+
+
+def case_questions(questions: Sequence, fallback: Sequence) -> list[tuple[str, object]]:
+    """(table, question record) for the paper's worked examples found in ``questions``; the first of
+    ``fallback`` (as "Table 5") when neither is there."""
+    found = [(table, q) for table, (_, text) in CASES.items() for q in questions if q.question == text]
+    return found or [("Table 5", fallback[0])]
+
+
+def case_prediction(question, chain: EvidenceChain) -> dict:
+    """A worked example's prediction row: the question and its chain's record (:func:`.record.case`
+    records its subgraph size beside the paper's and its anchors)."""
+    return {"quid": question.quid, "question": question.question, **chain.record()}
+
+
+def latency_table(latencies: Mapping[str, np.ndarray]):
+    """Retrieval latency per question of each retriever (evaluate.latency_summary, milliseconds)."""
+    return pd.DataFrame([{"retriever": name, **evaluate.latency_summary(s)} for name, s in latencies.items()])
+
+
+def chain_predictions(
+    kg, questions: Sequence, chains: Sequence[EvidenceChain], recalls: Mapping, latency, semantic_ids, k: int
+):
+    """Per question for ``results.json``: the parse, anchors and chain ids, subgraph / chain recall,
+    retrieval seconds and the semantic baseline's top ``k`` (``recalls``: "subgraph", "chain")."""
+    return [
+        {
+            "quid": q.quid,
+            "qtype": q.qtype,
+            **c.constraints.describe(kg),
+            **c.record(),
+            "subgraph_recall": float(recalls["subgraph"][i]),
+            "chain_recall": float(recalls["chain"][i]),
+            "retrieval_s": float(latency[i]),
+            "semantic_top": np.asarray(semantic_ids[i][:k]).tolist(),
+        }
+        for i, (q, c) in enumerate(zip(questions, chains))
+    ]
+
+
+def reader_predictions(
+    questions: Sequence, answers: Mapping[str, Sequence], contexts: Mapping[str, Retrieval]
+):
+    """Per variant and question: the reader's answers, raw reply, error and the facts it was shown."""
+    return [
+        {
+            "quid": q.quid,
+            "variant": name,
+            "answers": r.answers,
+            "raw": r.raw_text,
+            "error": r.error,
+            "facts": ids.tolist(),
+        }
+        for name, results in answers.items()
+        for q, r, ids in zip(questions, results, contexts[name].ids)
+    ]
+
+
+def recall_at_20_table(kg, questions: Sequence, semantic_ids, chain_ids, seed: int = 0):
+    """Answer recall@20 per question type and overall: global semantic retrieval vs the TECQA chain."""
+    names = {"semantic@20": semantic_ids, "TECQA@20": chain_ids}
+    _, table = evaluate.recall_by_category(kg, questions, names, k=20, seed=seed)
+    pivot = evaluate.pivot_by_category(table, list(names))
+    by_type = pivot[pivot.group == "qtype"]
+    overall = pivot[pivot.group == "overall"].assign(category="overall")
+    frame = pd.concat([by_type, overall], ignore_index=True)
+    return frame[["category", *names, "n"]]
+
+
+def integrity_table(
+    kg, questions: Sequence, contexts: Mapping[str, Sequence], references: Sequence[Constraints]
+):
+    """Fig. 5's numbers: per context and Single / Multiple group, answer recall over all questions and
+    anchor / chain recall over the questions that have a reference anchor."""
+    labels = np.array([q.qlabel for q in questions])
+    rows = []
+    for name, facts in contexts.items():
+        res = integrity(kg, questions, facts, references)
+        for group in ("Multiple", "Single"):
+            members = labels == group
+            with_anchor = members & ~np.isnan(res["anchor"])
+            rows.append(
+                {
+                    "method": name,
+                    "group": group,
+                    "answer_recall": res["answer"][members].mean(),
+                    "anchor_recall": np.nanmean(res["anchor"][with_anchor]) if with_anchor.any() else np.nan,
+                    "chain_recall": np.nanmean(res["chain"][with_anchor]) if with_anchor.any() else np.nan,
+                    "avg_facts": float(np.mean([len(f) for f, keep in zip(facts, members) if keep])),
+                    "n": int(members.sum()),
+                    "n_with_anchor": int(with_anchor.sum()),
+                }
+            )
+    return pd.DataFrame(rows)

@@ -159,7 +159,7 @@ def table1_multitq(
     results, table: pd.DataFrame, scores: Mapping, reader: str, questions_read: int, facts_shown: int | None
 ) -> None:
     """Table 1's MultiTQ columns: ``table1/<rule>/<column>`` (strict beside the paper's Table 1, lenient
-    with no paper value) and the table (:func:`.tables.table1_frame`), its caption naming the reader, the
+    with no paper value) and the table (:func:`.report.table1_frame`), its caption naming the reader, the
     sample and the facts it was shown."""
     for rule in ("strict", "lenient"):
         for column in tables.TABLE1_COLUMNS:
@@ -193,10 +193,10 @@ def table2_ablations(
     facts_shown: int | None,
     predictions: list[dict] | None = None,
 ) -> None:
-    """Table 2's ablations (:func:`.tables.table2_frame`): ``table2/<variant>/hits@1_strict`` beside the
+    """Table 2's ablations (:func:`.report.table2_frame`): ``table2/<variant>/hits@1_strict`` beside the
     paper, the shown-context recall of each variant over every selected question (``shown_recall``:
     :func:`.experiments.shown_answer_recall`), the table, and the reader's per-question ``predictions``
-    (:func:`.report.reader_predictions`) when given."""
+    (:func:`.experiments.reader_predictions`) when given."""
     shown = dict(zip(table["variant"], table["shown-context answer recall (all questions)"], strict=True))
     for name in tables.VARIANTS:
         results.compare(
@@ -228,7 +228,7 @@ def table2_ablations(
 def failure_modes(results, table: pd.DataFrame, modes: Mapping[str, dict]) -> None:
     """Appendix E's failure modes beside the paper's §5.7 counts: the first parse's rates as
     ``failures/...``, the names-only parse's (the second) as ``..._names_only``, and the table
-    (:func:`.tables.failure_table` of the same ``modes``)."""
+    (:func:`.report.failure_table` of the same ``modes``)."""
     used, names_only = list(modes.values())[:2]
     results.compare("failures/empty_subgraph_rate", used["empty_subgraph_rate"], tables.EMPTY_SHARE)
     results.compare(
@@ -264,8 +264,9 @@ def case(results, table: str, question, chain: EvidenceChain) -> None:
 def cases(
     results, cases: Sequence[tuple[str, object]], chains: Sequence[EvidenceChain], worked: list[dict]
 ) -> None:
-    """Every worked example (``cases``: (table, question) pairs, :func:`.report.case_questions`, with their
-    ``chains``) through :func:`case`, then the ``worked`` examples as the ``worked_examples`` predictions."""
+    """Every worked example (``cases``: (table, question) pairs, :func:`.experiments.case_questions`, with
+    their ``chains``) through :func:`case`, then the ``worked`` examples as the ``worked_examples``
+    predictions."""
     for (table, question), chain in zip(cases, chains, strict=True):
         case(results, table, question, chain)
     results.predictions("worked_examples", worked)
@@ -275,7 +276,7 @@ def headline(
     results, table: pd.DataFrame, predictions: list[dict], profile: str, n: int, parser: str
 ) -> None:
     """The ``headline`` table (:func:`.report.headline_table`) of a run on ``n`` questions and the chains'
-    per-question ``predictions`` (:func:`.report.chain_predictions`) as ``tecqa``."""
+    per-question ``predictions`` (:func:`.experiments.chain_predictions`) as ``tecqa``."""
     caption = f"Headline numbers ({profile} profile, {n} questions, {parser} parser)."
     results.table("headline", table, caption, float_format="{:.4f}")
     results.predictions("tecqa", predictions)
@@ -338,8 +339,8 @@ def alternatives_check(results, grid: pd.DataFrame, check: pd.DataFrame) -> None
 
 
 def beyond_failures(results, per_type: pd.DataFrame, classes: pd.DataFrame) -> None:
-    """The LLM-free variants per question type (:func:`.report.by_qtype_table`) and their failure classes
-    (:func:`.report.failure_class_table`)."""
+    """The LLM-free variants per question type (:func:`.beyond.by_qtype_table`) and their failure classes
+    (:func:`.beyond.failure_class_table`)."""
     results.table("beyond_by_qtype", per_type, "LLM-free variants per question type.")
     results.table("beyond_failure_classes", classes, "Failure classes (questions) before and after.")
 

@@ -1,12 +1,11 @@
-"""TECQA's tables and figures (§5.3–5.7, appendices D–E): what the notebook shows, one call per artifact.
+"""TECQA's tables and figures (§5.3–5.7, appendices D–E) drawn and formatted from what
+:mod:`.experiments` and the step modules (:mod:`.analysis`, :mod:`.beyond`) computed: the parse table,
+Fig. 2's bars, Fig. 4's sensitivity curves, Fig. 5's integrity bars, Tables 1–2 beside the paper's rows,
+the failure table and examples, a worked case as text and the headline of what a run recorded.
 
-The reader tables, failure analysis, worked examples, speed and headline are in :mod:`.tables`;
-the numbers behind the other tables in :mod:`.experiments`; TECQA's own metrics (parser accuracy, the
-reference anchor of evidence-chain integrity, the K × N sensitivity grid, the failure modes, the case
-rendering) are in :mod:`.analysis` and re-exported here; generic ones (answer / anchor / chain recall,
-Hits@1 by category, latency) come from :mod:`temporag.answer.evaluate`.  The paper's numbers are
-:class:`~temporag.reported.PaperRef` looked up where the table or figure is made (None where the paper
-prints none).  Nothing here writes into the run's results: :mod:`.record` does, from these frames.
+The paper's numbers are :class:`~temporag.reported.PaperRef` from :mod:`.tables` (None where the paper
+prints none).  Nothing here runs a model or computes a score, and nothing writes into the run's results:
+:mod:`.record` does, from these frames.
 """
 
 from __future__ import annotations
@@ -17,57 +16,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from temporag.answer import evaluate
+from temporag.answer.evaluate import answer_fact_mask
 from temporag.methods import plots
-from temporag.methods.tecqa.analysis import (  # noqa: F401 (re-exported: one module for the notebook)
-    KS,
-    NS,
-    failure_modes,
-    integrity,
-    main_entity_supported,
-    parser_accuracy,
-    reference_anchor_mask,
-    relation_supported,
-    render_case,
-    sensitivity,
-)
-from temporag.methods.tecqa.beyond import (  # noqa: F401 (re-exported: one module for the notebook)
-    Variant,
-    by_qtype_table,
-    comparison_table,
-    failure_class_table,
-    main_alternatives_check,
-    relation_union_check,
-)
-from temporag.methods.tecqa.experiments import (  # noqa: F401 (re-exported: one module for the notebook)
-    PARSER_LABELS,
-    closest_to_paper_length,
-    parser_accuracy_table,
-    reader_scores,
-    shown_answer_recall,
-)
-from temporag.methods.tecqa.tables import (  # noqa: F401 (re-exported: one module for the notebook)
+from temporag.methods.tecqa.chain import EvidenceChain, fact_days
+from temporag.methods.tecqa.tables import (
     CASES,
     CHAIN_LENGTH,
-    CHAIN_RECALL,
-    EMPTY_SHARE,
     SEMANTIC_AT_20,
-    SUBGRAPH_RECALL,
     TABLE1_COLUMNS,
     TECQA_AT_20,
     VARIANTS,
-    case_prediction,
-    case_questions,
-    chain_predictions,
-    failure_examples,
-    failure_table,
-    headline_table,
-    latency_table,
     paper,
-    reader_contexts,
-    reader_predictions,
-    table1_frame,
-    table2_frame,
 )
 from temporag.question.parsing import Constraints
 
@@ -102,17 +61,6 @@ def subgraph_size_figure(sizes: np.ndarray, parser: str):
 # -- Figure 2: answer recall@20 by category -------------------------------------------------------------
 
 
-def recall_at_20_table(kg, questions: Sequence, semantic_ids, chain_ids, seed: int = 0):
-    """Answer recall@20 per question type and overall: global semantic retrieval vs the TECQA chain."""
-    names = {"semantic@20": semantic_ids, "TECQA@20": chain_ids}
-    _, table = evaluate.recall_by_category(kg, questions, names, k=20, seed=seed)
-    pivot = evaluate.pivot_by_category(table, list(names))
-    by_type = pivot[pivot.group == "qtype"]
-    overall = pivot[pivot.group == "overall"].assign(category="overall")
-    frame = pd.concat([by_type, overall], ignore_index=True)
-    return frame[["category", *names, "n"]]
-
-
 def recall_at_20_figure(table, k: int, n: int):  # n: questions
     """Fig. 2's bars (kit) with the paper caption's plateaus dotted."""
     sem, tec = SEMANTIC_AT_20.value(), TECQA_AT_20.value()
@@ -134,33 +82,6 @@ def recall_at_20_figure(table, k: int, n: int):  # n: questions
 
 
 # -- Figure 5: evidence-chain integrity (appendix D) ------------------------------------------------------
-
-
-def integrity_table(
-    kg, questions: Sequence, contexts: Mapping[str, Sequence], references: Sequence[Constraints]
-):
-    """Fig. 5's numbers: per context and Single / Multiple group, answer recall over all questions and
-    anchor / chain recall over the questions that have a reference anchor."""
-    labels = np.array([q.qlabel for q in questions])
-    rows = []
-    for name, facts in contexts.items():
-        res = integrity(kg, questions, facts, references)
-        for group in ("Multiple", "Single"):
-            members = labels == group
-            with_anchor = members & ~np.isnan(res["anchor"])
-            rows.append(
-                {
-                    "method": name,
-                    "group": group,
-                    "answer_recall": res["answer"][members].mean(),
-                    "anchor_recall": np.nanmean(res["anchor"][with_anchor]) if with_anchor.any() else np.nan,
-                    "chain_recall": np.nanmean(res["chain"][with_anchor]) if with_anchor.any() else np.nan,
-                    "avg_facts": float(np.mean([len(f) for f, keep in zip(facts, members) if keep])),
-                    "n": int(members.sum()),
-                    "n_with_anchor": int(with_anchor.sum()),
-                }
-            )
-    return pd.DataFrame(rows)
 
 
 def integrity_figure(table, k: int):
@@ -226,3 +147,153 @@ def sensitivity_figure(grid, k: int, n: int, parser: str, questions: int):
     )
     fig.tight_layout()
     return fig
+
+
+def table1_frame(scores: Mapping, reader: str):
+    """Table 1's MultiTQ columns: the kit's Hits@1 under both rules beside the paper's TECQA row."""
+    rows = [
+        {"model": f"TECQA — kit, {reader}", "rule": rule, **scores[rule]} for rule in ("strict", "lenient")
+    ]
+    rows.append(
+        {
+            "model": "TECQA — paper, Qwen3-8B (thinking)",
+            "rule": "strict (MultiTQ Hits@1)",
+            **{c: paper("Table 1", "TECQA", c).value() for c in TABLE1_COLUMNS},
+        }
+    )
+    frame = pd.DataFrame(rows)[["model", "rule", *TABLE1_COLUMNS]]
+    frame["n"] = pd.array([scores["n"]["Overall"]] * 2 + [None], dtype="Int64")
+    frame["failed"] = pd.array([scores["failed"]["Overall"]] * 2 + [None], dtype="Int64")  # left out
+    return frame
+
+
+def table2_frame(scores: Mapping, shown_recall: Mapping[str, np.ndarray]):
+    """Table 2's ablations: Hits@1 (strict beside the paper, lenient) and the LLM-free answer recall of the
+    facts each variant shows the reader (:func:`.record.table2_ablations` records them)."""
+    rows = []
+    for name in VARIANTS:
+        row = {"variant": name}
+        for column in ("Overall", "Multiple", "Single"):
+            row[f"{column} (kit strict)"] = scores[name]["strict"][column]
+            row[f"{column} (paper)"] = paper("Table 2", name, column).value()
+        row["Overall (kit lenient)"] = scores[name]["lenient"]["Overall"]
+        row["failed"] = scores[name]["failed"]["Overall"]  # reader calls left out of the kit's numbers
+        row["shown-context answer recall (all questions)"] = float(shown_recall[name].mean())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+FAILURE_COLUMNS = (
+    "questions",
+    "empty_subgraph",
+    "empty_subgraph_rate",
+    "empty_from_wrong_main_entity",
+    "first_last_questions",
+    "first_last_truncated",
+    "first_last_truncated_rate",
+)
+
+
+def failure_table(modes: Mapping[str, dict]):
+    """The failure modes of each parse (label → :func:`failure_modes`) beside the paper's §5.7 counts
+    (:func:`.record.failure_modes` records the first parse's and the names-only parse's rates)."""
+
+    def p(row: str, column: str = "Queries"):
+        return paper("§5.7 text", row, column).value()
+
+    rows = [{"parse": label, **{k: m[k] for k in FAILURE_COLUMNS}} for label, m in modes.items()]
+    rows.append(
+        {
+            "parse": "paper: LLM parser, full MultiTQ test set",
+            "questions": p("MultiTQ test set"),
+            "empty_subgraph": p("Empty subgraph"),
+            "empty_subgraph_rate": p("Empty subgraph", "Share"),
+            "empty_from_wrong_main_entity": p("Empty subgraph from wrong main entity"),
+        }
+    )
+    frame = pd.DataFrame(rows)
+    counts = [c for c in FAILURE_COLUMNS if not c.endswith("_rate")]
+    frame[counts] = frame[counts].astype("Int64")
+    return frame
+
+
+def failure_examples(kg, questions: Sequence, modes: Sequence[tuple[dict, Sequence[EvidenceChain]]]) -> str:
+    """Appendix E's two modes, one rendered case each: the first empty subgraph (from a wrong main entity
+    first) over the given (failure modes, chains) pairs in order, and the first truncated first/last."""
+    out = []
+    empty = [(i, chains) for m, chains in modes for i in (m["wrong_main_idx"] or m["empty_idx"])[:1]]
+    if empty:
+        i, chains = empty[0]
+        out.append("Failure mode 1 (empty subgraph):\n" + render_case(kg, questions[i], chains[i], lines=3))
+    else:
+        out.append("Failure mode 1: no empty subgraph in this question set.")
+    truncated, chains = modes[0][0]["truncated_idx"], modes[0][1]
+    if truncated:
+        i = truncated[0]
+        out.append(
+            "Failure mode 2 (first/last truncated):\n" + render_case(kg, questions[i], chains[i], lines=5)
+        )
+    else:
+        out.append("Failure mode 2: no truncated first/last question in this set.")
+    return "\n\n".join(out)
+
+
+def headline_table(results, reader: str, reader_questions: int, k: int, n: int):
+    """The headline numbers already recorded in ``results``, kit beside paper, in one table."""
+    metrics = results.data["metrics"]
+
+    def kit_paper(key: str) -> tuple:
+        value = metrics[key]
+        return (value["value"], value.get("paper")) if isinstance(value, dict) else (value, None)
+
+    near_20 = metrics["fig4/recall_at_about_20_facts"]
+    rows = [
+        ("subgraph answer recall", "subgraph/answer_recall"),
+        (f"chain answer recall (K={k}, N={n})", "chain/answer_recall"),
+        (f"chain avg facts (K={k}, N={n})", "chain/avg_facts"),
+        (
+            f"chain answer recall at ~{CHAIN_LENGTH.value()} facts (K={near_20['K']}, N={near_20['N']})",
+            "fig4/recall_at_about_20_facts",
+        ),
+        ("semantic answer recall@20 (Fig. 2)", "fig2/semantic_recall@20"),
+        ("TECQA answer recall@20 (Fig. 2)", "fig2/tecqa_recall@20"),
+        (f"Hits@1 strict, reader {reader}, n={reader_questions}", "table1/strict/Overall"),
+        ("empty-subgraph rate", "failures/empty_subgraph_rate"),
+    ]
+    frame = [{"number": label, "kit": kit_paper(key)[0], "paper": kit_paper(key)[1]} for label, key in rows]
+    frame.append({"number": "retrieval p50 (ms)", "kit": kit_paper("latency/tecqa_p50_ms")[0], "paper": None})
+    return pd.DataFrame(frame)
+
+
+def render_case(kg, question, chain: EvidenceChain, lines: int = 8) -> str:
+    """A Table 5-style walk-through: extraction, subgraph size, anchors, the chain's first lines."""
+    c = chain.constraints
+    desc = c.describe(kg)
+    answer_mask = answer_fact_mask(kg, chain.facts, question.answers, question.answer_type)
+    anchor_set = set(chain.anchor_facts.tolist())
+    span = ""
+    if len(chain.subgraph):
+        days = fact_days(kg, chain.subgraph)
+        first, last = (str(np.datetime64(int(d), "D")) for d in (days.min(), days.max()))
+        span = f"; context spans {first} to {last}"
+    out = [
+        f"Question: {question.question}   (gold: {', '.join(question.answers[:6])})",
+        "Step 1  Structure-guided subgraph construction",
+        f"  Extraction: entities {desc['entities']}; relation {desc['relation']}; "
+        f"main entity {desc['main']!r}",
+        f"  Retrieval: {len(chain.subgraph):,} facts retrieved{span}",
+        "Step 2  Temporal evidence chain construction",
+        f"  Explicit anchors: {[a.iso for a in chain.explicit] or 'none'}; "
+        f"implicit anchors (top-N similar facts): {[a.iso for a in chain.implicit] or 'none'}",
+        f"  K-nearest pruning & proximity serialisation: {len(chain.facts)} facts kept",
+    ]
+    for f, d, is_answer in list(zip(chain.facts.tolist(), chain.delta.tolist(), answer_mask.tolist()))[
+        :lines
+    ]:
+        tags = [t for t, on in (("Anchor", f in anchor_set), ("Answer", is_answer)) if on]
+        tag = f"[{', '.join(tags)}, δ={d}]" if tags else f"δ={d}"
+        s, r, o, day = kg.as_quadruples([f])[0]
+        out.append(f"    {tag:<22} {s} → {r} → {o} ({day})")
+    if len(chain.facts) > lines:
+        out.append("    ... (context ordered by proximity to the anchors) ...")
+    return "\n".join(out)

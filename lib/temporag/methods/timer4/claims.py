@@ -17,7 +17,7 @@ import numpy as np
 from temporag.answer import evaluate
 from temporag.claims import Claim, Measured, Outcomes
 from temporag.claims.model import printed
-from temporag.methods.timer4.report import whole_output_hits
+from temporag.methods.timer4.experiments import whole_output_hits
 
 PAPER = "timer4"
 #: the paper's fine-tuned LLaMA2-7B served under the name "timer4" (runbooks/gpu-box-vllm.md)

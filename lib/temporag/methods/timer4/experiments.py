@@ -1,6 +1,8 @@
-"""The numbers behind TimeR4's tables and figures, computed from what a cell already has (rankings,
-rewrites, training runs, timings), so each cell reads like the paper's method section.  Nothing here
-writes into the run's results: :mod:`.record` stores what these return."""
+"""The numbers behind TimeR4's tables and figures: the runs (Table 5's variants read by the reader, recall
+of many rankings, Fig. 3's sweep over n, the released code's switches) and what a cell computes from
+rankings, rewrites, training runs and timings (reader scores, Fig. 4's coverage sets, recall by qtype),
+so each cell reads like the paper's method section.  :mod:`.report` draws and formats what these return
+and :mod:`.record` stores it; nothing here writes into the run's results."""
 
 from __future__ import annotations
 
@@ -9,9 +11,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from temporag.answer import evaluate
+from temporag.answer.evaluate import answer_fact_mask, lenient_hit, table1_masks
+from temporag.answer.readers import build_reader_prompt
 from temporag.methods.timer4 import candidate_triples
-from temporag.methods.timer4.runs import READER_TOP_K
-from temporag.methods.timer4.store import KnowledgeStore
+from temporag.methods.timer4.negatives import NEGATIVE_KINDS
+from temporag.methods.timer4.store import DATE_WEIGHT, KnowledgeStore, compose, date_text
+from temporag.sampling import stratified_sample
 
 #: the numbers of facts n that Fig. 3 plots
 FIG3_NS = (5, 10, 15, 20, 30)
@@ -20,6 +26,158 @@ DISCRIMINATION_CAPTION = (
     "(cosine of Eq. 7)."
 )
 DISCRIMINATION_WITH_CODE_CAPTION = "Held-out template questions: positive beats each negative kind."
+
+
+# ----------------------------------------------------------------------------------------------------
+# the runs: Table 5's variants read by the reader, recall of many rankings, Fig. 3's sweep over n, the
+# released code's switches
+
+#: answers the reader may list (Table 3 scores the first as Hits@1)
+READER_TOP_K = 5
+
+
+def ablations(method) -> dict:
+    """Table 5's rows as variants of one method (they share every stage they have in common)."""
+    return {
+        "TimeR4": method,
+        "w/o fact retrieval": method.variant(background="linking"),
+        "w/o rewrite": method.variant(rewrite="none"),
+        "w/o temporal retrieval": method.variant(temporal=False),
+        "w/o rerank": method.variant(rerank="off"),
+    }
+
+
+def subsample(questions: Sequence, n: int | None, seed: int = 0) -> list:
+    """A seeded subset of ``n`` questions that keeps each question type's share (the kit's sampler)."""
+    return stratified_sample(list(questions), n, np.random.default_rng(seed))
+
+
+def read_variants(
+    variants: dict, llm, questions: Sequence, *, top_k: int = READER_TOP_K, subset: Sequence | None = None
+) -> tuple[dict, dict, dict]:
+    """The reader on every variant: TimeR4 reads all ``questions`` (Table 3), the other variants only
+    ``subset`` (Table 5; default all).  Returns the reader results, TimeR4's scores on ``questions`` and
+    every variant's scores on ``subset`` (TimeR4's taken from its own reads, no extra call)."""
+    subset = list(questions) if subset is None else list(subset)
+    quids = {q.quid for q in subset}
+    reads = {}
+    for name, m in variants.items():
+        qs = list(questions) if name == "TimeR4" else subset
+        reads[name] = m.read(llm, qs, m.retrieve(qs), top_k=top_k, progress=True)
+    on_subset = {}
+    for name, results in reads.items():
+        qs = list(questions) if name == "TimeR4" else subset
+        keep = [i for i, q in enumerate(qs) if q.quid in quids]
+        on_subset[name] = reader_scores([qs[i] for i in keep], [results[i] for i in keep])
+    return reads, reader_scores(list(questions), reads["TimeR4"]), on_subset
+
+
+def recall_at(kg, variants: dict, questions: Sequence, k: int = 15) -> dict[str, np.ndarray]:
+    """Per-question answer recall@k of every variant's final ranking (LLM-free)."""
+    return {
+        name: evaluate.answer_recall_at_k(kg, m.retrieve(questions).ids, questions, [k])[k]
+        for name, m in variants.items()
+    }
+
+
+def number_of_facts(
+    method,
+    llm,
+    kg,
+    questions: Sequence,
+    reader_questions: Sequence,
+    ns: Sequence[int],
+    top_k: int = READER_TOP_K,
+):
+    """Fig. 3: answer recall@n on ``questions``, whole-output Hits@1 with n facts on ``reader_questions``."""
+    deep = method.retrieve(questions, k=max(ns)).ids  # the reranked list is prefix-consistent
+    recall = {
+        n: float(v.mean()) for n, v in evaluate.answer_recall_at_k(kg, deep, questions, list(ns)).items()
+    }
+    hits = {}
+    for n in ns:
+        results = method.read(llm, reader_questions, method.retrieve(reader_questions, k=n), top_k=top_k)
+        ok = [r.error is None for r in results]
+        values = whole_output_hits(reader_questions, [r.raw_text for r in results])[np.array(ok, dtype=bool)]
+        hits[n] = float(values.mean()) if len(values) else float("nan")
+    return recall, hits
+
+
+def code_switches(kg, method, questions: Sequence, recall15: dict, *, tks_code=None, candidates=None) -> dict:
+    """Answer recall@15 of the kit → with each of the released code's switches (effect strings).
+
+    ``recall15`` holds the per-question recall of Table 5's variants; ``tks_code`` is a TKS of the model
+    trained with the code's loss over ``candidates`` (compared with the softmax model on the same pool)."""
+
+    def mean_recall(m) -> float:
+        return float(evaluate.answer_recall_at_k(kg, m.retrieve(questions).ids, questions, [15])[15].mean())
+
+    kit = float(recall15["TimeR4"].mean())
+    effects = {
+        "rerank_off": effect(kit, float(recall15["w/o rerank"].mean())),
+        "window": effect(kit, mean_recall(method.variant(rerank="window"))),
+        "original_question": effect(kit, float(recall15["w/o rewrite"].mean())),
+    }
+    if tks_code is not None:
+        softmax_same_pool = method.variant(tks=method.tks.restrict(candidates))
+        effects["code_loss"] = effect(
+            mean_recall(softmax_same_pool), mean_recall(method.variant(tks=tks_code))
+        )
+        released = method.variant(tks=tks_code, rewrite="none", rerank="off")
+        effects["released_pipeline"] = effect(mean_recall(softmax_same_pool), mean_recall(released))
+    return effects
+
+
+def export_reader_sft(method, questions: Sequence, path, top_k: int = 10) -> int:
+    """Write one chat-format training record per question — the kit's reader prompt over TimeR4's facts and
+    the gold answers as a Python list — for fine-tuning a reader on a GPU box (runbooks/gpu-box-vllm.md).
+
+    Use training questions only (MultiTQ's train.json), never the evaluation set.  Returns the count."""
+    import json
+    from pathlib import Path
+
+    retrieval = method.retrieve(questions)
+    lines = []
+    for q, ids in zip(questions, retrieval.ids, strict=True):
+        messages = build_reader_prompt(
+            q.question,
+            method.evidence_lines(ids),
+            answer_type=getattr(q, "answer_type", None),
+            top_k=top_k,
+            instructions=method.reader_instructions,
+            example=False,
+        )
+        messages.append({"role": "assistant", "content": repr(list(q.answers)[:top_k])})
+        lines.append(json.dumps({"messages": messages}, ensure_ascii=False))
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(lines)
+
+
+def discrimination(kg, examples, encoders: dict, date_weight: float | None = None):
+    """Does a retriever learn its training task?  For held-out template questions of the train period,
+    the share whose positive fact is closer to the question than each kind of negative (Eq. 7's cosine
+    over the composed fact vectors), one row per encoder."""
+    import pandas as pd
+
+    lam = DATE_WEIGHT if date_weight is None else date_weight
+    facts = [f for e in examples for f, _ in e.facts()]
+    triples = sorted({(f.s, f.r, f.o) for f in facts})
+    days = sorted({f.day for f in facts})
+    t_row = {t: i for i, t in enumerate(triples)}
+    d_row = {d: i for i, d in enumerate(days)}
+    rows = []
+    for name, enc in encoders.items():
+        q = enc.encode([e.question for e in examples], progress=False)
+        tv = enc.encode([kg.triple_text(*t) for t in triples], progress=False)
+        dv = enc.encode([date_text(d) for d in days], progress=False)
+        fv = compose(tv[[t_row[(f.s, f.r, f.o)] for f in facts]], dv[[d_row[f.day] for f in facts]], lam)
+        cos = (fv.reshape(len(examples), -1, fv.shape[1]) * q[:, None, :]).sum(-1)  # positive, then negatives
+        beats = {
+            f"positive beats {k}-incorrect": float((cos[:, 0] > cos[:, i + 1]).mean())
+            for i, k in enumerate(NEGATIVE_KINDS)
+        }
+        rows.append({"retriever": name, **beats, "questions": len(examples)})
+    return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -163,3 +321,64 @@ def final_predictions(questions: Sequence, traces: Sequence[dict], ranked: Seque
         {"quid": q.quid, "qtype": q.qtype, **trace, "evidence": list(np.asarray(ids).tolist())}
         for q, trace, ids in zip(questions, traces, ranked)
     ]
+
+
+# ----------------------------------------------------------------------------------------------------
+# scores: Fig. 4's coverage sets, reader Hits@1, recall by qtype, latency
+
+
+def coverage_sets(
+    kg, questions: Sequence, ranked_a, ranked_b, k: int = 15
+) -> dict[str, tuple[set, set, set]]:
+    """Per question type: (A, B, C) as sets of (quid, gold answer) — see :data:`VENN_NOTE`."""
+    out: dict[str, tuple[set, set, set]] = {}
+    for q, a_ids, b_ids in zip(questions, ranked_a, ranked_b, strict=True):
+        a_set, b_set, c_set = out.setdefault(q.qtype, (set(), set(), set()))
+        for gold in q.answers:
+            c_set.add((q.quid, gold))
+            if answer_fact_mask(kg, np.asarray(a_ids)[:k], [gold], q.answer_type).any():
+                a_set.add((q.quid, gold))
+            if answer_fact_mask(kg, np.asarray(b_ids)[:k], [gold], q.answer_type).any():
+                b_set.add((q.quid, gold))
+    return out
+
+
+def whole_output_hits(questions: Sequence, outputs: Sequence[str]) -> np.ndarray:
+    """TimeR4's Hit: some gold is a substring of the whole normalised reply (evaluate.lenient_hit)."""
+    return np.array(
+        [lenient_hit(str(o), q.answers) for q, o in zip(questions, outputs, strict=True)], dtype=float
+    )
+
+
+def reader_scores(questions: Sequence, results) -> dict:
+    """Hits@1 by Table-3 column under the strict, lenient (first answer) and whole-output rules, with n,
+    answered and failed (a failed call is left out of the means, never scored as wrong)."""
+    answers = [r.answers for r in results]
+    failed = np.array([r.error is not None for r in results], dtype=bool)
+    out = evaluate.hits_by_category(questions, answers, failed)
+    whole = whole_output_hits(questions, [r.raw_text for r in results])
+    out["whole"] = {
+        g: (float(whole[m & ~failed].mean()) if (m & ~failed).any() else float("nan"))
+        for g, m in table1_masks(questions).items()
+    }
+    listed = [len(a) for a, bad in zip(answers, failed) if not bad]
+    out["listed"] = float(np.mean(listed)) if listed else float("nan")  # the whole rule rewards long lists
+    return out
+
+
+def recall_by_qtype(kg, questions: Sequence, ranked: dict[str, Sequence], k: int = 15):
+    """Answer recall@k of several rankings: overall, Single / Multiple and per question type."""
+    _, long = evaluate.recall_by_category(kg, questions, ranked, k)
+    return evaluate.pivot_by_category(long, list(ranked))
+
+
+def latency_table(named: dict[str, np.ndarray]):
+    """p50 / p95 / mean milliseconds per stage (evaluate.latency_summary)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"stage": k, **evaluate.latency_summary(v)} for k, v in named.items()])
+
+
+def effect(kit: float, switched: float) -> str:
+    """'0.650 → 0.612 (−0.038)': the kit's recall, the switch's, and the change."""
+    return f"{kit:.3f} → {switched:.3f} ({switched - kit:+.3f})"

@@ -2,7 +2,7 @@
 the committed runs use.
 
 The one module of the package that writes into a :class:`~temporag.notebook.results.Results`, so what a
-run stores is read in one place.  Each function takes what :mod:`.experiments`, :mod:`.runs` and
+run stores is read in one place.  Each function takes what :mod:`.experiments` and
 :mod:`.report` computed (numbers, frames, reader scores) and records it; it computes nothing itself.
 """
 
@@ -30,7 +30,7 @@ def agreement(results, name: str, value: float, n: int) -> float:
 
 def before_after(results, agreement_at_15: float, n: int, table: pd.DataFrame, caption: str) -> None:
     """The TKS's IVF agreement with its exact top-15 over the ``n`` rewritten questions
-    (:func:`agreement`) and the recall@15 before / after table (:func:`.report.recall_by_qtype`)."""
+    (:func:`agreement`) and the recall@15 before / after table (:func:`.experiments.recall_by_qtype`)."""
     agreement(results, "tks/ivf_agreement@15", agreement_at_15, n)
     results.table("recall15_before_after", table, caption)
 

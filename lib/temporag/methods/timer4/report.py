@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporag.answer import evaluate
-from temporag.answer.evaluate import LENIENT, STRICT, answer_fact_mask, lenient_hit, table1_masks
+from temporag.answer.evaluate import LENIENT, STRICT
 from temporag.methods import plots
 from temporag.methods.timer4.rerank import phi_t
 from temporag.methods.timer4.store import date_text, fact_text
@@ -35,22 +35,6 @@ VENN_NOTE = (
 
 # ----------------------------------------------------------------------------------------------------
 # Figure 4
-
-
-def coverage_sets(
-    kg, questions: Sequence, ranked_a, ranked_b, k: int = 15
-) -> dict[str, tuple[set, set, set]]:
-    """Per question type: (A, B, C) as sets of (quid, gold answer) — see :data:`VENN_NOTE`."""
-    out: dict[str, tuple[set, set, set]] = {}
-    for q, a_ids, b_ids in zip(questions, ranked_a, ranked_b, strict=True):
-        a_set, b_set, c_set = out.setdefault(q.qtype, (set(), set(), set()))
-        for gold in q.answers:
-            c_set.add((q.quid, gold))
-            if answer_fact_mask(kg, np.asarray(a_ids)[:k], [gold], q.answer_type).any():
-                a_set.add((q.quid, gold))
-            if answer_fact_mask(kg, np.asarray(b_ids)[:k], [gold], q.answer_type).any():
-                b_set.add((q.quid, gold))
-    return out
 
 
 def venn_counts(a: set, b: set, c: set) -> dict[str, int]:
@@ -153,29 +137,6 @@ def venn_table(sets: dict[str, tuple[set, set, set]]):
 
 # ----------------------------------------------------------------------------------------------------
 # reader scores (Table 3, Table 5, Fig. 3)
-
-
-def whole_output_hits(questions: Sequence, outputs: Sequence[str]) -> np.ndarray:
-    """TimeR4's Hit: some gold is a substring of the whole normalised reply (evaluate.lenient_hit)."""
-    return np.array(
-        [lenient_hit(str(o), q.answers) for q, o in zip(questions, outputs, strict=True)], dtype=float
-    )
-
-
-def reader_scores(questions: Sequence, results) -> dict:
-    """Hits@1 by Table-3 column under the strict, lenient (first answer) and whole-output rules, with n,
-    answered and failed (a failed call is left out of the means, never scored as wrong)."""
-    answers = [r.answers for r in results]
-    failed = np.array([r.error is not None for r in results], dtype=bool)
-    out = evaluate.hits_by_category(questions, answers, failed)
-    whole = whole_output_hits(questions, [r.raw_text for r in results])
-    out["whole"] = {
-        g: (float(whole[m & ~failed].mean()) if (m & ~failed).any() else float("nan"))
-        for g, m in table1_masks(questions).items()
-    }
-    listed = [len(a) for a, bad in zip(answers, failed) if not bad]
-    out["listed"] = float(np.mean(listed)) if listed else float("nan")  # the whole rule rewards long lists
-    return out
 
 
 def table3_rows(scores: dict, reader: str, paper_row: dict) -> list[dict]:
@@ -316,12 +277,6 @@ def headline(
 # retrieval recall
 
 
-def recall_by_qtype(kg, questions: Sequence, ranked: dict[str, Sequence], k: int = 15):
-    """Answer recall@k of several rankings: overall, Single / Multiple and per question type."""
-    _, long = evaluate.recall_by_category(kg, questions, ranked, k)
-    return evaluate.pivot_by_category(long, list(ranked))
-
-
 def recall_bars(frame, methods: Sequence[str], title: str, note: str = ""):
     rows = frame[frame.group != "qlabel"]
     return plots.grouped_bars(
@@ -389,15 +344,3 @@ def rewrite_frame(kg, rewrites, rows: int = 8):
             for r in shown
         ]
     )
-
-
-def latency_table(named: dict[str, np.ndarray]):
-    """p50 / p95 / mean milliseconds per stage (evaluate.latency_summary)."""
-    import pandas as pd
-
-    return pd.DataFrame([{"stage": k, **evaluate.latency_summary(v)} for k, v in named.items()])
-
-
-def effect(kit: float, switched: float) -> str:
-    """'0.650 → 0.612 (−0.038)': the kit's recall, the switch's, and the change."""
-    return f"{kit:.3f} → {switched:.3f} ({switched - kit:+.3f})"
