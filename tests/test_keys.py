@@ -184,24 +184,31 @@ res.metric("answered", sum(r.error is None for r in replies))
 """
 
 
+FAIL = 'raise RuntimeError("the run stops after its calls")'
+
+
 @pytest.mark.slow
 def test_no_file_a_served_run_writes_holds_a_planted_key(tmp_path, tmp_cache, monkeypatch, no_keys):
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
     tiny_notebook(nbs / "keyed.ipynb", 'profile = "smoke"\noutput_dir = None', SERVED_RUN)
+    # the same run failing after its calls: a failed run keeps its staging folder, kernel log included
+    # (a run that works removes its log before publishing), so the log is read too
+    tiny_notebook(nbs / "keyfail.ipynb", 'profile = "smoke"\noutput_dir = None', SERVED_RUN, FAIL)
     dirs = {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
     with StubServer(service_s=0.0, fault=lambda prompt, n: "500" if prompt == "q2" else None) as server:
         monkeypatch.setenv("TEMPORAG_LLM_BASE_URL", _with_credentials(server.url))
         monkeypatch.setenv("TEMPORAG_LLM_API_KEY", KIT_KEY)
         monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
-        [outcome] = reproduce(["keyed"], **dirs)
+        outcome, failed = reproduce(["keyed", "keyfail"], **dirs)
         assert outcome.status == "incomplete", outcome.error  # q2 failed: an error was recorded
+        assert failed.status == "failed" and "RuntimeError" in failed.error
         build_book(tmp_path / "book", **{k: v for k, v in dirs.items() if k != "notebook_dir"})
 
     written = [p for p in tmp_path.rglob("*") if p.is_file() and not p.is_relative_to(nbs)]
     names = {p.name for p in written}
-    assert {"results.json", "_run.json", "keyed.ipynb", ".keyed.kernel.log", "llm.sqlite"} <= names
-    assert {"keyed-smoke.html", ".keyed.lock"} <= names
+    assert {"results.json", "_run.json", "keyed.ipynb", "keyfail.ipynb", ".kernel.log", "llm.sqlite"} <= names
+    assert "keyed-smoke.html" in names  # the book; a run's lock is gone once it ends
     leaks = [(str(p), key) for p in written for key in PLANTED if key.encode() in p.read_bytes()]
     assert leaks == []
     assert not [key for key in PLANTED if key in outcome.note + outcome.error]  # nor the console's lines
@@ -209,6 +216,6 @@ def test_no_file_a_served_run_writes_holds_a_planted_key(tmp_path, tmp_cache, mo
     assert (results["settings"]["llm_base_url"], results["settings"]["llm_api_key"]) == (server.url, MASK)
     assert "500" in results["llm_calls"]["last_error"]
     # the keys did go where the user put them: the URL's user:password and its query, not OpenAI's key
-    assert server.requests == {"q0": 1, "q1": 1, "q2": 1}
+    assert server.requests == {"q0": 1, "q1": 1, "q2": 2}  # the failing copy: q0, q1 from the cache, q2 again
     assert all(path.endswith(f"?api-key={QUERY_KEY}") for path, _ in server.received)
     assert all(auth.startswith("Basic ") for _, auth in server.received)  # httpx sends the userinfo so

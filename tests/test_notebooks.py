@@ -444,9 +444,14 @@ def _check_no_machine_paths(text: str) -> None:
 @pytest.mark.slow
 def test_tour_smoke_with_the_int8_default(tmp_path, shared_data, monkeypatch):
     """A smoke run on a CPU embeds with onnx-int8 (TEMPORAG_EMBED_BACKEND=auto), records it, and recalls
-    what the int8 index recalled in the cold `make reproduce` runs (±1 question of the seeded 40)."""
+    what the int8 index recalls with the locked install (``locks/kit.txt``; ±1 question of the seeded 40).
+
+    The counts were re-measured when the install was locked: the cold CI run of a fresh clone and a warm
+    run here both recall 16 / 23 / 26 / 27 / 31; the unlocked install before it recalled 16 / 25 / 25 / 28 /
+    32 (same onnx and onnxruntime pins, other indirect versions floating), so a change here means the
+    int8 export or the install moved."""
     monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "")
     monkeypatch.setenv("TEMPORAG_DEVICE", "cpu")
     data = _run_smoke(REPO / "notebooks" / "00_tour.ipynb", tmp_path, "onnx-int8")
-    for k, recalled in {1: 16, 5: 25, 10: 25, 20: 28, 50: 32}.items():
+    for k, recalled in {1: 16, 5: 23, 10: 26, 20: 27, 50: 31}.items():
         assert _metric(data, f"semantic/answer_recall@{k}") * 40 == pytest.approx(recalled, abs=1.01), k
