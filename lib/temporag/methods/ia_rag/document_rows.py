@@ -1,6 +1,7 @@
 """IA-RAG's rows in the leaderboard's documents section: Vanilla RAG and IA-RAG on TimeQA, TempReason and
-ComplexTR, built by IA-RAG's own notebook steps (:mod:`.setups`) with the IA-RAG notebook's defaults.
-Declared as ``documents=`` of the package's registry entry; the leaderboard finds it there."""
+ComplexTR, built by IA-RAG's own notebook steps (:mod:`.experiments`, :mod:`.setups`) with the IA-RAG
+notebook's defaults. Declared as ``documents=`` of the package's registry entry; the leaderboard
+finds it there."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporag.methods.ia_rag import corpus
+from temporag.methods.ia_rag.experiments import prepare as prepare_setup
 from temporag.methods.ia_rag.setups import documents_for
-from temporag.methods.ia_rag.setups import prepare as prepare_setup
 from temporag.sampling import stratified_sample
 
 VANILLA_CHUNKS = 2  # chunks Vanilla RAG shows (the IA-RAG notebook's default)
