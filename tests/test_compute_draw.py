@@ -14,8 +14,12 @@ import pytest
 
 KIT = Path(__file__).resolve().parents[1] / "lib" / "temporag"
 METHODS = KIT / "methods"
+EXAMPLES = KIT.parents[1] / "examples"
+# the kit's method packages, the leaderboard and each example method (held to the same rule)
 PACKAGES = sorted(
-    [p for p in METHODS.iterdir() if (p / "__init__.py").exists()] + [KIT / "leaderboard"],
+    [p for p in METHODS.iterdir() if (p / "__init__.py").exists()]
+    + [KIT / "leaderboard"]
+    + [p.parent for p in EXAMPLES.glob("*/*/__init__.py")],
     key=lambda p: p.name,
 )
 #: what running a model looks like from a report: the LLM client, the readers, the run layer ...

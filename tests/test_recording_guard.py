@@ -19,7 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ROOT / "lib" / "temporag"
 RESULTS_PY = KIT / "notebook" / "results.py"
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+EXAMPLES = ROOT / "examples"
+# the kit's notebooks and each example method's (an installed method is held to the same rule)
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(EXAMPLES.glob("*/*/*.ipynb"))
 
 
 def _results_class(source: str) -> ast.ClassDef:
@@ -169,13 +171,26 @@ def test_no_notebook_cell_records(path):
 
 
 METHODS = KIT / "methods"
-PACKAGES = [*sorted(p.name for p in METHODS.iterdir() if (p / "__init__.py").exists()), "leaderboard"]
+PACKAGES = [
+    *sorted(p for p in METHODS.iterdir() if (p / "__init__.py").exists()),
+    KIT / "leaderboard",
+    *sorted(p.parent for p in EXAMPLES.glob("*/*/__init__.py")),
+]
 
 
-@pytest.mark.parametrize("package", PACKAGES)
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
 def test_every_package_has_its_record_py(package):
-    root = METHODS / package if package != "leaderboard" else KIT / "leaderboard"
-    assert (root / "record.py").exists(), f"{package} has no record.py: its notebook records nowhere"
+    assert (package / "record.py").exists(), f"{package.name} has no record.py: its notebook records nowhere"
+
+
+@pytest.mark.parametrize("package", [p for p in PACKAGES if not p.is_relative_to(KIT)], ids=lambda p: p.name)
+def test_only_record_py_records_in_an_example_method(package):
+    writes = {
+        path.name: calls
+        for path in sorted(package.glob("*.py"))
+        if path.name != "record.py" and (calls := recorder_calls(path.read_text()))
+    }
+    assert not writes, f"{package.name} writes into a Results outside record.py: {writes}"
 
 
 def test_only_record_py_records_in_the_library():

@@ -1,29 +1,8 @@
-"""The BM25 baseline's one table and figure: answer recall@k by question type, with 95% intervals."""
+"""The BM25 baseline's figure: answer recall@k by question type (drawn from :mod:`.experiments`' table)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
-from temporag.answer import evaluate
 from temporag.methods import plots
-
-
-def recall_table(questions: Sequence, recall: dict[int, np.ndarray], results, seed: int = 0):
-    """Answer recall@k overall and per question type, each k recorded as ``bm25/answer_recall@k``."""
-    import pandas as pd
-
-    frames = []
-    for k, values in recall.items():
-        results.metric(
-            f"bm25/answer_recall@{k}", float(values.mean()), n=len(values),
-            ci95=list(evaluate.bootstrap_ci(values, seed=seed)),
-        )
-        frame = evaluate.breakdown(questions, values, by=["qlabel", "qtype"], seed=seed)
-        frame.insert(0, "k", k)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
 
 
 def recall_figure(table, questions: int, profile: str):
