@@ -31,6 +31,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from temporag.config import get_settings
+from temporag.data import multitq
+from temporag.data._read import read_tsv
+from temporag.data.paths import data_file
 from temporag.llm.backends import DEFAULT_N_CTX, find_embedded_gguf, llama_settings
 
 N_GEN = 32  # greedy tokens per reply: what the readers ask for, about
@@ -80,16 +83,13 @@ def cached_prompt_lengths(cache_dir: Path) -> list[int]:
     return sorted(lengths)
 
 
-def evidence_text(data_dir: Path, n_lines: int = 4000) -> str:
-    """MultiTQ facts as the readers verbalise them (the first lines of the KG file)."""
-    path = data_dir / "multitq" / "kg" / "full.txt"
+def evidence_text(n_lines: int = 4000) -> str:
+    """MultiTQ facts as the readers verbalise them (the first lines of the KG file, read the kit's way)."""
     lines = []
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            s, r, o, t = line.rstrip("\n").split("\t")
-            lines.append(f"{s.replace('_', ' ')} {r.replace('_', ' ')} {o.replace('_', ' ')} on {t}")
-            if len(lines) >= n_lines:
-                break
+    for _, (s, r, o, t) in read_tsv(data_file(multitq.KG_FILE, "multitq"), 4, "MultiTQ's KG"):
+        lines.append(f"{s.replace('_', ' ')} {r.replace('_', ' ')} {o.replace('_', ' ')} on {t}")
+        if len(lines) >= n_lines:
+            break
     return "Question: Who negotiated with Iran last?\nFacts:\n" + "\n".join(lines)
 
 
@@ -152,7 +152,7 @@ def main() -> None:
     print(f"model {model_path.name}; {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
           f"llama.cpp: {ctypes.string_at(llama_cpp.llama_print_system_info()).decode().strip()}")
     print(f"the kit's reader uses: {llama_settings()}")
-    text = evidence_text(kit.data_dir)
+    text = evidence_text()
     rows, reference = [], {}
     for setting in settings:
         llama = load(model_path, setting)

@@ -41,7 +41,7 @@ export TEMPORAG_DATA=${TEMPORAG_DATA:-$(cd "$repo/../shared/data" && pwd)}
 
 run_side() {  # side notebook cache tree
     local side=$1 nb=$2 cache=$3 tree=$4
-    rm -f "$cache/llm.sqlite" "$cache/llm.sqlite.inflight"
+    rm -rf "$cache/llm.sqlite" "$cache/llm.sqlite.inflight"  # the answers and the in-flight marks
     (cd "$tree" && TEMPORAG_CACHE="$cache" PYTHONPATH="$tree/lib" \
         "$bin/temporag" reproduce --profile smoke -n "$nb" --force --runs-dir "$out/$side") \
         >"$out/$side-$nb.log" 2>&1 || true
