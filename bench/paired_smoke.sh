@@ -8,7 +8,7 @@
 #
 #   bench/paired_smoke.sh OLD_REV OUT_DIR [--warm] [NOTEBOOK ...]
 #
-# OUT_DIR/{old,new}/smoke/<notebook>/ hold the runs, OUT_DIR/times.tsv the seconds, OUT_DIR/diff-<nb>.txt
+# OUT_DIR/{old,new}/<notebook> link to the runs, OUT_DIR/times.tsv the seconds, OUT_DIR/diff-<nb>.txt
 # the diffs.  The old side runs from a git worktree of OLD_REV with this checkout's venv (PYTHONPATH), and
 # its cache is TEMPORAG_CACHE_OLD (default: a copy of TEMPORAG_CACHE made on first use, so a cache format
 # the old code does not know is rebuilt there, never in yours).  Both sides run the same venv, the same
@@ -45,7 +45,10 @@ run_side() {  # side notebook cache tree
     (cd "$tree" && TEMPORAG_CACHE="$cache" PYTHONPATH="$tree/lib" \
         "$bin/temporag" reproduce --profile smoke -n "$nb" --force --runs-dir "$out/$side") \
         >"$out/$side-$nb.log" 2>&1 || true
-    python3 - "$out/$side/smoke/$nb/_run.json" <<'EOF'
+    local dir  # where the run published (00_tour publishes to smoke/tour)
+    dir=$(grep -o "→ $out/$side/smoke/[^ ]*" "$out/$side-$nb.log" | tail -1 | cut -d' ' -f2)
+    ln -sfn "${dir:-$out/$side/smoke/$nb}" "$out/$side/$nb"
+    python3 - "$out/$side/$nb/_run.json" <<'EOF'
 import json, sys
 try:
     stamp = json.load(open(sys.argv[1]))
@@ -66,7 +69,7 @@ for nb in "${notebooks[@]}"; do
     old=$(run_side old "$nb" "$old_cache" "$worktree")
     new=$(run_side new "$nb" "$new_cache" "$repo")
     printf "%s\t%s\t%s\n" "$nb" "$old" "$new" | tee -a "$out/times.tsv"
-    "$bin/temporag" results diff "$out/old/smoke/$nb/results.json" "$out/new/smoke/$nb/results.json" \
+    "$bin/temporag" results diff "$out/old/$nb/results.json" "$out/new/$nb/results.json" \
         >"$out/diff-$nb.txt" 2>&1 || true
 done
 column -t "$out/times.tsv"
