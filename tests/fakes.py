@@ -232,3 +232,27 @@ def tiny_notebook(path, parameters: str, *cells: str) -> None:
     nb.cells = [cell, *(nbformat.v4.new_code_cell(source) for source in cells)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
+
+
+# A notebook that writes half its results, optionally sleeps (TEST_SLEEP, not a parameter, so the
+# fingerprint is the same whether it sleeps or not), then completes them; value 13 makes it fail.
+SLOW = """
+import json, os, pathlib, time
+out = pathlib.Path(output_dir); out.mkdir(parents=True, exist_ok=True)
+(out / "results.json").write_text(json.dumps({"value": value, "complete": False}))
+pathlib.Path(os.environ.get("TEST_PID_FILE", os.devnull)).write_text(str(os.getpid()))
+time.sleep(float(os.environ.get("TEST_SLEEP", "0")))
+if value == 13:
+    raise ValueError("unlucky value")
+(out / "results.json").write_text(json.dumps({"value": value, "complete": True}))
+(out / "tables.md").open("a").write(f"## table of run {value}\\n")
+"""
+
+
+def slow_dirs(tmp_path) -> dict:
+    """A notebook folder holding ``slow.ipynb`` (:data:`SLOW`, parameter ``value``) and the runner's three
+    folders under ``tmp_path``: what the runner's reliability tests hand ``reproduce``."""
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    tiny_notebook(nbs / "slow.ipynb", 'profile = "smoke"\nvalue = 1\noutput_dir = None', SLOW)
+    return {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}

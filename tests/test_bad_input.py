@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from fakes import tiny_notebook
 
 from temporag import cli, config
 from temporag.cli.environment import check_environment
@@ -108,13 +109,10 @@ def test_an_empty_questions_file_is_one_line(tmp_path, shared_data):
         multitq.load_questions(questions_file=empty)
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell('profile = "smoke"\nquestions_file = None\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell("raise SystemExit('a kernel started')")]
-    nbformat.write(nb, nbs / "tour.ipynb")
+    tiny_notebook(
+        nbs / "tour.ipynb", 'profile = "smoke"\nquestions_file = None\noutput_dir = None',
+        "raise SystemExit('a kernel started')",
+    )
     [outcome] = reproduce(
         ["tour"],
         extra={"questions_file": str(empty)},
@@ -236,8 +234,6 @@ def test_a_data_mismatch_inside_a_notebook_reaches_the_summary_line(tmp_path, ca
     progress line and summary."""
     import gzip
 
-    import nbformat
-
     from temporag.run.runner import reproduce
 
     good = Path(config.get_settings().data_dir) / "multitq" / "kg" / "relation2id.json.gz"
@@ -246,12 +242,8 @@ def test_a_data_mismatch_inside_a_notebook_reaches_the_summary_line(tmp_path, ca
     cut.write_text(text[: len(text) // 2], encoding="utf-8")  # cut short
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell(f'profile = "smoke"\npath = {str(cut)!r}\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell(CUT_DATA)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, nbs / "cut_data.ipynb")
+    parameters = f'profile = "smoke"\npath = {str(cut)!r}\noutput_dir = None'
+    tiny_notebook(nbs / "cut_data.ipynb", parameters, CUT_DATA)
     [outcome] = reproduce(["cut_data"], notebook_dir=nbs, figures_dir=tmp_path / "f", runs_dir=tmp_path / "r")
     assert outcome.status == "ok" and outcome.counts == "data mismatch: relation2id.json"
     assert "[ok (data mismatch: relation2id.json)] cut_data" in capsys.readouterr().out

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from test_runner_reliability import SLOW, _notebook
+from fakes import SLOW, tiny_notebook
 
 from temporag import cli
 from temporag.notebook import outputs
@@ -26,7 +26,7 @@ from temporag.run.summary import summary
 def nbs(tmp_path):
     folder = tmp_path / "notebooks"
     folder.mkdir()
-    _notebook(folder / "slow.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
+    tiny_notebook(folder / "slow.ipynb", 'profile = "smoke"\nvalue = 1\noutput_dir = None', SLOW)
     return folder
 
 
@@ -97,7 +97,7 @@ def test_staging_left_by_dead_processes_is_removed_by_the_next_run_only_when_the
 def test_ctrl_c_prints_the_summary_of_what_finished(nbs, tmp_path, monkeypatch, capsys):
     from temporag.batch.jobs import Job
 
-    _notebook(nbs / "other.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
+    tiny_notebook(nbs / "other.ipynb", 'profile = "smoke"\nvalue = 1\noutput_dir = None', SLOW)
     first = runner.RunOutcome("slow", "ok", 1.5, None, output_dir=tmp_path / "runs" / "smoke" / "slow")
 
     def run_here(job, on_cell=None, on_progress=None):  # no kernel: the first finishes, then Ctrl-C
@@ -124,7 +124,7 @@ raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.path.join(output_dir, 
 
 @pytest.mark.slow
 def test_a_full_disk_inside_a_cell_is_named_on_the_summary_line(nbs, tmp_path):
-    _notebook(nbs / "full.ipynb", FULL, 'profile = "smoke"\noutput_dir = None')
+    tiny_notebook(nbs / "full.ipynb", 'profile = "smoke"\noutput_dir = None', FULL)
     [outcome] = runner.reproduce(
         ["full"], notebook_dir=nbs, figures_dir=tmp_path / "figures", runs_dir=tmp_path / "runs"
     )
@@ -240,7 +240,7 @@ raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 @pytest.mark.slow
 def test_a_full_disk_naming_no_file_is_not_pinned_on_the_staging_folder(nbs, tmp_path, tmp_cache):
-    _notebook(nbs / "full.ipynb", FULL_UNNAMED, 'profile = "smoke"\noutput_dir = None')
+    tiny_notebook(nbs / "full.ipynb", 'profile = "smoke"\noutput_dir = None', FULL_UNNAMED)
     [outcome] = runner.reproduce(
         ["full"], notebook_dir=nbs, figures_dir=tmp_path / "figures", runs_dir=tmp_path / "runs"
     )

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-import nbformat
 import numpy as np
 import pytest
+from fakes import tiny_notebook
 from test_llm_faults import fill_cache, garble
 
 from temporag import cache as cache_mod
@@ -31,12 +31,8 @@ res.metric("llm_rows", len(ResponseCache(folder / "llm.sqlite")))
 
 
 def _notebook(path) -> None:
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell(READS)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
+    """A tiny notebook (:func:`fakes.tiny_notebook`) with this file's parameters."""
+    tiny_notebook(path, 'profile = "smoke"\noutput_dir = None', READS)
 
 
 def _damaged_cache(folder) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
+from fakes import tiny_notebook
 
 from temporag.batch.book import Run, _run_facts
 from temporag.batch.index import find_runs
@@ -37,12 +37,8 @@ res.metric("answered", sum(r.error is None and not r.unparsed for r in replies))
 
 
 def _notebook(path: Path) -> None:
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell('profile = "smoke"\nurl = None\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell(PARTIAL)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
+    """A tiny notebook (:func:`fakes.tiny_notebook`) with this file's parameters."""
+    tiny_notebook(path, 'profile = "smoke"\nurl = None\noutput_dir = None', PARTIAL)
 
 
 @pytest.mark.slow

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 
-import nbformat
 import pytest
-from fakes import ScriptedBackend
+from fakes import ScriptedBackend, tiny_notebook
 
 from temporag import cli, limits
 from temporag.config import get_settings
@@ -59,11 +58,10 @@ def test_a_deep_questions_file_fails_its_run_in_one_line_before_a_kernel(tmp_pat
     deep.write_text(DEEP)
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell('profile = "smoke"\nquestions_file = None\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell("raise SystemExit('a kernel started')")]
-    nbformat.write(nb, nbs / "tour.ipynb")
+    tiny_notebook(
+        nbs / "tour.ipynb", 'profile = "smoke"\nquestions_file = None\noutput_dir = None',
+        "raise SystemExit('a kernel started')",
+    )
     argv = ["reproduce", "-n", "tour", "--notebook-dir", str(nbs), "--runs-dir", str(tmp_path / "runs")]
     assert cli.main([*argv, "-p", f"questions_file={deep}"]) == 1
     shown = "".join(capsys.readouterr()) + caplog.text

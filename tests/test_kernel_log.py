@@ -8,8 +8,8 @@ inherited."""
 
 from __future__ import annotations
 
-import nbformat
 import pytest
+from fakes import tiny_notebook
 
 from temporag.notebook.outputs import failed_dir
 from temporag.run.kernel_log import log_path
@@ -32,12 +32,8 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _notebook(path, body: str) -> None:
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell(body)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
+    """A tiny notebook (:func:`fakes.tiny_notebook`) with this file's parameters."""
+    tiny_notebook(path, 'profile = "smoke"\noutput_dir = None', body)
 
 
 @pytest.fixture()

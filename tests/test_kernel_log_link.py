@@ -4,7 +4,7 @@ test puts the planted link where log_path says the log goes.)"""
 
 from __future__ import annotations
 
-import nbformat
+from fakes import tiny_notebook
 
 from temporag.run import kernel_log
 from temporag.run.runner import reproduce
@@ -13,11 +13,7 @@ from temporag.run.runner import reproduce
 def test_a_link_planted_where_the_kernel_log_goes_is_not_followed(tmp_path, monkeypatch):
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell("pass")]
-    nbformat.write(nb, nbs / "tour.ipynb")
+    tiny_notebook(nbs / "tour.ipynb", 'profile = "smoke"\noutput_dir = None', "pass")
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     log = tmp_path / "planted" / ".kernel.log"

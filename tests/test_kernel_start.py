@@ -3,8 +3,8 @@ papermill's 60 s to start, and every notebook of a batch then failed before its 
 
 from __future__ import annotations
 
-import nbformat
 import pytest
+from fakes import tiny_notebook
 
 from temporag.run import runner
 
@@ -13,12 +13,7 @@ from temporag.run import runner
 def book(tmp_path, monkeypatch):
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('profile = "smoke"\noutput_dir = None')
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, nbs / "tecqa.ipynb")
+    tiny_notebook(nbs / "tecqa.ipynb", 'profile = "smoke"\noutput_dir = None')
     monkeypatch.setattr(runner, "RUNS_DIR", tmp_path / "runs")
     return nbs, tmp_path / "figures"
 

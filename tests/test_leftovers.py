@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_runner_reliability import SLOW, _notebook
+from fakes import slow_dirs
 
 from temporag.notebook import outputs
 from temporag.run import runner
@@ -24,10 +24,7 @@ from temporag.run import runner
 
 @pytest.fixture()
 def dirs(tmp_path):
-    nbs = tmp_path / "notebooks"
-    nbs.mkdir()
-    _notebook(nbs / "slow.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
-    return {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
+    return slow_dirs(tmp_path)
 
 
 def _gone_pid() -> int:

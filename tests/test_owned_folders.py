@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_runner_reliability import SLOW, _notebook
+from fakes import slow_dirs
 
 from temporag import cli
 from temporag.batch.index import build_index
@@ -19,10 +19,7 @@ from temporag.run.runner import reproduce
 
 @pytest.fixture()
 def dirs(tmp_path):
-    nbs = tmp_path / "notebooks"
-    nbs.mkdir()
-    _notebook(nbs / "slow.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
-    return {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
+    return slow_dirs(tmp_path)
 
 
 def _users_folder(path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-import nbformat
 import pytest
+from fakes import tiny_notebook
 
 from temporag import cli
 from temporag.run.executed import portable_notebook
@@ -13,12 +13,8 @@ from temporag.run.runner import available_notebooks, output_name, reproduce
 
 
 def _notebook(path, body: str) -> None:
-    nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('profile = "smoke"\nvalue = 1\noutput_dir = None')
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbformat.v4.new_code_cell(body)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
+    """A tiny notebook (:func:`fakes.tiny_notebook`) with this file's parameters."""
+    tiny_notebook(path, 'profile = "smoke"\nvalue = 1\noutput_dir = None', body)
 
 
 WRITE = """

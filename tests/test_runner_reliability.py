@@ -19,27 +19,13 @@ import threading
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
+from fakes import SLOW, tiny_notebook
 
 from temporag.methods import registry
 from temporag.methods.params import ParameterError
 from temporag.notebook import outputs
 from temporag.run.runner import reproduce, resolve_output_dir
-
-# A notebook that writes half its results, optionally sleeps (TEST_SLEEP, not a parameter, so the
-# fingerprint is the same whether it sleeps or not), then completes them; value 13 makes it fail.
-SLOW = """
-import json, os, pathlib, time
-out = pathlib.Path(output_dir); out.mkdir(parents=True, exist_ok=True)
-(out / "results.json").write_text(json.dumps({"value": value, "complete": False}))
-pathlib.Path(os.environ.get("TEST_PID_FILE", os.devnull)).write_text(str(os.getpid()))
-time.sleep(float(os.environ.get("TEST_SLEEP", "0")))
-if value == 13:
-    raise ValueError("unlucky value")
-(out / "results.json").write_text(json.dumps({"value": value, "complete": True}))
-(out / "tables.md").open("a").write(f"## table of run {value}\\n")
-"""
 
 # A notebook whose every LLM call fails (a closed port), recording through the kit's Results.
 LLM_DOWN = """
@@ -53,21 +39,12 @@ res.metric("hits@1", 0.0, failed=sum(r.error is not None for r in replies))
 """
 
 
-def _notebook(path: Path, body: str, params: str) -> None:
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell(params)
-    cell.metadata["tags"] = ["parameters"]
-    nb.cells = [cell, nbformat.v4.new_code_cell(body)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
-
-
 @pytest.fixture()
 def dirs(tmp_path):
     nbs = tmp_path / "notebooks"
     nbs.mkdir()
-    _notebook(nbs / "slow.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
-    _notebook(nbs / "llm_down.ipynb", LLM_DOWN, 'profile = "smoke"\nurl = None\noutput_dir = None')
+    tiny_notebook(nbs / "slow.ipynb", 'profile = "smoke"\nvalue = 1\noutput_dir = None', SLOW)
+    tiny_notebook(nbs / "llm_down.ipynb", 'profile = "smoke"\nurl = None\noutput_dir = None', LLM_DOWN)
     return {"notebook_dir": nbs, "figures_dir": tmp_path / "figures", "runs_dir": tmp_path / "runs"}
 
 

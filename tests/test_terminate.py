@@ -15,7 +15,7 @@ import sys
 import time
 
 import pytest
-from test_runner_reliability import SLOW, _notebook
+from fakes import SLOW, tiny_notebook
 
 from temporag import cli
 from temporag.run import runner
@@ -26,7 +26,7 @@ def nbs(tmp_path):
     folder = tmp_path / "notebooks"
     folder.mkdir()
     for name in ("slow", "other"):
-        _notebook(folder / f"{name}.ipynb", SLOW, 'profile = "smoke"\nvalue = 1\noutput_dir = None')
+        tiny_notebook(folder / f"{name}.ipynb", 'profile = "smoke"\nvalue = 1\noutput_dir = None', SLOW)
     return folder
 
 
