@@ -18,9 +18,14 @@ import pandas as pd
 from temporag.answer import evaluate
 from temporag.methods.base import Retrieval
 from temporag.methods.star_rag.graph import RuleGraph
-from temporag.methods.star_rag.labels import frequent_relation_subsets, label_entities, relation_sets
+from temporag.methods.star_rag.labels import (
+    EntityLabels,
+    frequent_relation_subsets,
+    label_entities,
+    relation_sets,
+)
 from temporag.methods.star_rag.mdl import mdl_select
-from temporag.methods.star_rag.nodes_spans import rule_nodes
+from temporag.methods.star_rag.nodes_spans import RuleNodes, rule_nodes
 
 #: the component in which a candidate edge's two rule nodes differ
 KIND_NAMES = {0: "subject label differs", 1: "relation differs", 2: "object label differs"}
@@ -149,4 +154,68 @@ def recall_grid(kg, sweep: Mapping[tuple[int, int], list], questions: Sequence, 
             [evaluate.answer_recall_at_k(kg, sweep[(k1, k2)], questions, [k1])[k1].mean() for k2 in grid]
             for k1 in grid
         ]
+    )
+
+
+# -- the rule graph and one question through Alg. 1, as frames (report.py formats the rest) ------------
+
+
+def entity_labels(kg, labels: EntityLabels, entity: str) -> pd.DataFrame:
+    """One entity's labels (TypeIDs with their relation subsets), e.g. the paper's Oman."""
+    e = kg.entity_id[entity]
+    names = [labels.name(int(t), kg) for t in labels.of(e)]
+    return pd.DataFrame({f"labels of {entity} ({len(relation_sets(kg)[e])} relations)": names})
+
+
+def rule_node_sizes(kg, labels: EntityLabels, nodes: RuleNodes, top: int = 5) -> tuple[str, pd.DataFrame]:
+    """A one-line summary of |supp(u)| and the ``top`` largest rule nodes."""
+    sizes = nodes.sizes
+    line = (
+        f"{len(nodes):,} rule nodes; |supp(u)|: median {np.median(sizes):.0f}, mean {sizes.mean():.1f}, "
+        f"max {sizes.max():,}; {nodes.of_fact.offsets[-1] / len(kg):.2f} rule nodes per event"
+    )
+    biggest = np.argsort(-sizes)[:top]
+    names = [nodes.name(int(u), kg, labels) for u in biggest]
+    return line, pd.DataFrame({"rule node": names, "|supp(u)|": sizes[biggest]})
+
+
+def statistics_table(graph: RuleGraph) -> pd.DataFrame:
+    return pd.DataFrame([{"statistic": k, "value": v} for k, v in graph.stats().items()])
+
+
+def seeds_table(star, trace, pi: np.ndarray) -> pd.DataFrame:
+    """Alg. 1 line 9: the seed rule nodes with |supp(u)|, γ_u and the PPR mass π_u they end with."""
+    nodes, kg = star.graph.nodes, star.kg
+    return pd.DataFrame(
+        {
+            "seed rule node": [nodes.name(int(u), kg, star.graph.labels) for u in trace.seeds],
+            "|supp(u)|": nodes.sizes[trace.seeds],
+            "γ_u": np.round(trace.gamma, 4),
+            "π_u": np.round(pi[trace.seeds], 4),
+        }
+    ).sort_values("γ_u", ascending=False)
+
+
+def top_rules_table(star, trace) -> pd.DataFrame:
+    """Alg. 1 line 14: the top-K2 rule nodes by π and whether each was a seed."""
+    nodes, kg = star.graph.nodes, star.kg
+    return pd.DataFrame(
+        {
+            "top-K2 rule node": [nodes.name(int(u), kg, star.graph.labels) for u in trace.rules],
+            "π": np.round(trace.rule_mass, 4),
+            "seed": np.isin(trace.rules, trace.seeds),
+            "|supp(u)|": nodes.sizes[trace.rules],
+        }
+    )
+
+
+def returned_events_table(kg, trace, question) -> pd.DataFrame:
+    """Alg. 1 line 16: the returned events, which were anchors, which carry a gold answer."""
+    carries = evaluate.answer_fact_mask(kg, trace.facts, question.answers, question.answer_type)
+    return pd.DataFrame(
+        {
+            "returned event": kg.verbalise_many(trace.facts),
+            "was an anchor": np.isin(trace.facts, trace.anchors),
+            "carries a gold answer": carries,
+        }
     )

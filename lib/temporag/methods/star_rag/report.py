@@ -17,16 +17,10 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from temporag.answer import evaluate
 from temporag.methods import plots
 from temporag.methods.star_rag.code_tables import ALG1, RELEASED, SEMANTIC
 from temporag.methods.star_rag.experiments import KIND_NAMES
 from temporag.methods.star_rag.graph import RuleGraph
-from temporag.methods.star_rag.labels import (
-    EntityLabels,
-    relation_sets,
-)
-from temporag.methods.star_rag.nodes_spans import RuleNodes
 from temporag.methods.star_rag.paper_tables import FIG3_METHODS, fig3_tokens_ref, hit_rate, paper_ref
 
 METHODS = ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform")
@@ -36,23 +30,8 @@ METHODS = ("STAR-RAG", "STAR-RAG-no-rule", "STAR-RAG-uniform")
 # the rule graph (§3.2)
 
 
-def entity_labels(kg, labels: EntityLabels, entity: str) -> pd.DataFrame:
-    """One entity's labels (TypeIDs with their relation subsets), e.g. the paper's Oman."""
-    e = kg.entity_id[entity]
-    names = [labels.name(int(t), kg) for t in labels.of(e)]
-    return pd.DataFrame({f"labels of {entity} ({len(relation_sets(kg)[e])} relations)": names})
 
 
-def rule_node_sizes(kg, labels: EntityLabels, nodes: RuleNodes, top: int = 5) -> tuple[str, pd.DataFrame]:
-    """A one-line summary of |supp(u)| and the ``top`` largest rule nodes."""
-    sizes = nodes.sizes
-    line = (
-        f"{len(nodes):,} rule nodes; |supp(u)|: median {np.median(sizes):.0f}, mean {sizes.mean():.1f}, "
-        f"max {sizes.max():,}; {nodes.of_fact.offsets[-1] / len(kg):.2f} rule nodes per event"
-    )
-    biggest = np.argsort(-sizes)[:top]
-    names = [nodes.name(int(u), kg, labels) for u in biggest]
-    return line, pd.DataFrame({"rule node": names, "|supp(u)|": sizes[biggest]})
 
 
 def build_note(graph: RuleGraph, wall_s: float) -> str:
@@ -76,50 +55,12 @@ def description_length(graph: RuleGraph) -> tuple[str, pd.DataFrame]:
     return line, pd.DataFrame([{"part": k, "bits": v} for k, v in mdl.parts_after.items()])
 
 
-def statistics_table(graph: RuleGraph) -> pd.DataFrame:
-    return pd.DataFrame([{"statistic": k, "value": v} for k, v in graph.stats().items()])
 
 
-# ---------------------------------------------------------------------------------------------------
-# one question through Alg. 1 (the walk-through)
 
 
-def seeds_table(star, trace, pi: np.ndarray) -> pd.DataFrame:
-    """Alg. 1 line 9: the seed rule nodes with |supp(u)|, γ_u and the PPR mass π_u they end with."""
-    nodes, kg = star.graph.nodes, star.kg
-    return pd.DataFrame(
-        {
-            "seed rule node": [nodes.name(int(u), kg, star.graph.labels) for u in trace.seeds],
-            "|supp(u)|": nodes.sizes[trace.seeds],
-            "γ_u": np.round(trace.gamma, 4),
-            "π_u": np.round(pi[trace.seeds], 4),
-        }
-    ).sort_values("γ_u", ascending=False)
 
 
-def top_rules_table(star, trace) -> pd.DataFrame:
-    """Alg. 1 line 14: the top-K2 rule nodes by π and whether each was a seed."""
-    nodes, kg = star.graph.nodes, star.kg
-    return pd.DataFrame(
-        {
-            "top-K2 rule node": [nodes.name(int(u), kg, star.graph.labels) for u in trace.rules],
-            "π": np.round(trace.rule_mass, 4),
-            "seed": np.isin(trace.rules, trace.seeds),
-            "|supp(u)|": nodes.sizes[trace.rules],
-        }
-    )
-
-
-def returned_events_table(kg, trace, question) -> pd.DataFrame:
-    """Alg. 1 line 16: the returned events, which were anchors, which carry a gold answer."""
-    carries = evaluate.answer_fact_mask(kg, trace.facts, question.answers, question.answer_type)
-    return pd.DataFrame(
-        {
-            "returned event": kg.verbalise_many(trace.facts),
-            "was an anchor": np.isin(trace.facts, trace.anchors),
-            "carries a gold answer": carries,
-        }
-    )
 
 
 # ---------------------------------------------------------------------------------------------------
