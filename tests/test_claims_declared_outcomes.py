@@ -1,7 +1,8 @@
 """Each paper's ``claims.outcomes`` measures (or skips) every outcome its declarations read and its
 ``record.outcomes`` stores them: judged on what it records, no claim fails as undeclared.  The metrics
 are replaced by constants: what is checked is the wiring between the notebook's values, the recorded keys
-and the declarations."""
+and the declarations.  Six questions are too few for a verdict: every judged row says so, reader rows
+are plumbing."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from temporag.claims import judge_all
-from temporag.claims.rule import NOT_RUN, NOT_TESTABLE
+from temporag.claims.rule import NOT_RUN, NOT_TESTABLE, PLUMBING, TOO_FEW
 from temporag.notebook.results import Results
 
 QUESTIONS = [SimpleNamespace(quid=f"q{i}", answers=("x",)) for i in range(6)]
@@ -47,10 +48,10 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
     results = _results(tmp_path)
     record.outcomes(results, claims.outcomes(setups, curves, ablation, settings, reads))
     verdicts = _judged(results, claims.CLAIMS)
-    assert verdicts["vs-vanilla-TimeQA"] == "inconclusive" and verdicts["kit-depth-ComplexTR"] == "reproduced"
+    assert verdicts["vs-vanilla-TimeQA"] == TOO_FEW and verdicts["kit-depth-ComplexTR"] == TOO_FEW
     assert verdicts["vs-vanilla-TempReason"] == NOT_RUN and verdicts["depth-TimeQA"] == NOT_RUN
     assert verdicts["table2-reader"] == NOT_TESTABLE and verdicts["vs-vanilla-reader-ComplexTR"] == NOT_RUN
-    assert verdicts["vs-vanilla-reader-TimeQA"] == "inconclusive"  # one question
+    assert verdicts["vs-vanilla-reader-TimeQA"] == PLUMBING  # one question, read by the reader
 
 
 def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch):
@@ -66,7 +67,8 @@ def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch)
     measured = claims.outcomes(None, QUESTIONS, ranked, recall15, reads, QUESTIONS[:3], QUESTIONS)
     record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
-    assert set(verdicts.values()) == {"inconclusive", NOT_TESTABLE}
+    assert set(verdicts.values()) == {TOO_FEW, PLUMBING, NOT_TESTABLE}
+    assert verdicts["rewrite-hits"] == PLUMBING and verdicts["rewrite-recall"] == TOO_FEW
 
 
 def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
@@ -89,7 +91,8 @@ def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
     measured = claims.outcomes(None, QUESTIONS, QUESTIONS[:2], agent, offline, [[]] * 6, recall, sweep, [], 2)
     record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
-    assert NOT_RUN not in verdicts.values() and verdicts["k"] == "reproduced"
+    assert NOT_RUN not in verdicts.values() and verdicts["k-plateau-offline"] == TOO_FEW
+    assert verdicts["k-gain"] == verdicts["n-gain"] == PLUMBING
 
 
 def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monkeypatch):
@@ -109,7 +112,7 @@ def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monke
     measured = claims.outcomes(None, QUESTIONS, ids, ids, QUESTIONS[:2], answers, shown, grid, beyond)
     record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
-    assert NOT_RUN not in verdicts.values() and verdicts["k"] == "reproduced"
+    assert NOT_RUN not in verdicts.values() and verdicts["k"] == TOO_FEW and verdicts["sg-hits"] == PLUMBING
 
 
 def test_star_rag_records_recall_reader_and_fig5(tmp_path, tmp_cache, monkeypatch):
@@ -124,5 +127,7 @@ def test_star_rag_records_recall_reader_and_fig5(tmp_path, tmp_cache, monkeypatc
     results = _results(tmp_path)
     record.outcomes(results, claims.outcomes(None, QUESTIONS, recall, QUESTIONS[:2], hits, sweep, 10))
     verdicts = _judged(results, claims.CLAIMS)
-    assert verdicts["k1"] == NOT_RUN and verdicts["table2-hits"] == NOT_TESTABLE  # no Hit@1 heatmap
-    assert verdicts["k2"] == "reproduced" and verdicts["rule-graph-hits"] == "inconclusive"
+    assert verdicts["k1-gain"] == verdicts["k1-plateau"] == NOT_RUN  # no Hit@1 heatmap
+    assert verdicts["table2-hits"] == NOT_TESTABLE
+    assert verdicts["k2-gain"] == verdicts["k2-plateau"] == TOO_FEW
+    assert verdicts["rule-graph-hits"] == PLUMBING

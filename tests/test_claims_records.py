@@ -57,5 +57,5 @@ def test_judge_claims_records_the_table_with_the_rule_under_it(tmp_path, tmp_cac
     rows = data["tables"]["claims"]["records"]
     assert [r["verdict"] for r in rows] == [REPRODUCED, NOT_RUN]
     assert rows[0]["effect"] == 0.4 and rows[0]["n"] == 100
-    assert "paired percentile bootstrap" in data["tables"]["claims"]["caption"]
+    assert "exact McNemar" in data["tables"]["claims"]["caption"]
     assert [r["verdict"] for r in judge_all(claims, data)] == [REPRODUCED, NOT_RUN]  # recomputed

@@ -10,7 +10,7 @@ import pytest
 from temporag import cli
 from temporag.batch import scorecard
 from temporag.claims import BEST
-from temporag.claims.rule import CONTRADICTED, NOT_RUN, NOT_TESTABLE, REPRODUCED
+from temporag.claims.rule import CONTRADICTED, NO_DIFFERENCE, NOT_RUN, NOT_TESTABLE, REPRODUCED
 
 PAPERS = ("star_rag", "tecqa", "timer4", "ia_rag", "sar")
 
@@ -52,7 +52,8 @@ def _write_run(folder, notebook: str, first_arm_gain: float, skip: tuple[str, ..
 def test_a_run_is_judged_from_its_recorded_outcomes(tmp_path):
     run = scorecard.judge_run(_write_run(tmp_path / "star_rag", "star_rag", 0.3, skip=("hits@1",)))
     verdicts = {r["claim"]: r["verdict"] for r in run.rows}
-    assert verdicts["rule-graph-recall"] == REPRODUCED and verdicts["k2"] == REPRODUCED
+    assert verdicts["rule-graph-recall"] == REPRODUCED and verdicts["k2-gain"] == REPRODUCED
+    assert verdicts["k2-plateau"] == REPRODUCED  # K2 = 20 and 40 both carry the gain: equivalent
     assert verdicts["rule-graph-hits"] == NOT_RUN and verdicts["table2-hits"] == NOT_TESTABLE
 
 
@@ -66,13 +67,13 @@ def test_the_command_prints_every_claim_and_compares_two_runs(tmp_path, capsys):
     (loss / "results.json").write_text(json.dumps(data))
     assert cli.main(["claims", str(gain)]) == 0
     out = capsys.readouterr().out
-    assert "rule-graph-recall" in out and "reproduced" in out and "paired percentile bootstrap" in out
+    assert "rule-graph-recall" in out and "reproduced" in out and "exact McNemar" in out
     assert cli.main(["claims", str(gain), str(loss)]) == 0
     out = capsys.readouterr().out
     changed = [line for line in out.splitlines() if line.rstrip().endswith("CHANGED")]
     # STAR-RAG now scores what no-rule did: it loses to no-rule and ties the uniform ablation
     assert [line.split()[0] for line in changed] == ["rule-graph-recall", "uniform-recall"]
-    assert CONTRADICTED in changed[0] and "inconclusive" in changed[1]
+    assert CONTRADICTED in changed[0] and NO_DIFFERENCE in changed[1]
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -113,7 +114,14 @@ def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp
     section = next(c.section for c in scorecard.declared("star_rag") if c.key == "rule-graph-recall")
     anchor = html.escape(quote(section, safe="?/:@!$&'()*+,;="))  # nbconvert's heading id
     assert f"<a href='star_rag-smoke.html#{anchor}'>The rule graph retrieves better" in page
-    assert page.count("<tr>") == 1 + len(scorecard.declared("star_rag"))
+    full = page[page.index("<table class='book scorecard'>"):]
+    assert full.count("<tr>") == 1 + len(scorecard.declared("star_rag"))  # every claim, by tier
+    summary = page[:page.index("<table class='book scorecard'>")]
+    central = [c for c in scorecard.declared("star_rag")
+               if c.tier.startswith("a") and not c.not_testable_here]
+    assert summary.count("<tr>") == 1 + len(central)  # the one screen: the paper's LLM-free claims
+    assert "<th>paper's Δ</th>" in summary and "+0.122" in summary  # Table 4: 0.305 − 0.183
+    assert summary.count("<svg") == 1 and "rule-graph-recall · reproduced" in summary  # the forest plot
 
 
 def test_the_leaderboard_pairs_every_row_with_the_semantic_baseline():
@@ -128,7 +136,7 @@ def test_the_leaderboard_pairs_every_row_with_the_semantic_baseline():
     base = [0.0] * 50 + [1.0] * 150
     frame = vs_baseline([row("Semantic baseline", base), row("better", [1.0] * 200), row("same", base)])
     assert list(frame.method) == ["better", "better", "same", "same"]
-    assert list(frame["verdict vs baseline"]) == [REPRODUCED, REPRODUCED, "inconclusive", "inconclusive"]
+    assert list(frame["verdict vs baseline"]) == [REPRODUCED, REPRODUCED, NO_DIFFERENCE, NO_DIFFERENCE]
     assert frame.effect.iloc[0] == 0.25 and frame.n.iloc[0] == 200
 
 

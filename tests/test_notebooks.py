@@ -186,7 +186,12 @@ def _check_timer4(data: dict) -> None:
     for name in ("base model", "softmax loss", "pairwise loss (old)", "pairwise loss (old) + rerank"):
         assert 0.2 <= _metric(data, f"loss_ablation/{name}") <= 1.0, name  # the old loss stays as an ablation
     verdicts = [r["verdict"] for r in data["tables"]["claims"]["records"]]  # judged by the one rule
-    allowed = {"reproduced", "contradicted", "inconclusive", "not run here", "not testable here"}
+    from temporag.claims import rule as verdict_rule
+
+    allowed = {verdict_rule.REPRODUCED, verdict_rule.CONTRADICTED, verdict_rule.INCONCLUSIVE,
+               verdict_rule.UNDERPOWERED, verdict_rule.NO_DIFFERENCE, verdict_rule.TOO_FEW,
+               verdict_rule.PLUMBING, verdict_rule.HOLDS, verdict_rule.DOES_NOT_HOLD, verdict_rule.NOT_RUN,
+               verdict_rule.NOT_TESTABLE}
     assert len(verdicts) >= 6 and set(verdicts) <= allowed
     ablations = ("TimeR4", "w/o fact retrieval", "w/o rewrite", "w/o temporal retrieval", "w/o rerank")
     for name in ablations:

@@ -295,8 +295,9 @@ def front_page(runs: dict[str, Run | None], smoke: dict[str, Run | None], names:
         for p in names
     )
     intro = (
-        "<h1>temporag: a reading-group book</h1><p>Five temporal RAG papers reproduced offline on the "
-        "MultiTQ test questions the kit shares (954). Each paper's page is its executed notebook (or, where "
+        "<h1>temporag: a reading-group book</h1><p>Five temporal RAG papers reproduced offline: four on "
+        "the MultiTQ test questions the kit shares (954), IA-RAG on TimeQA, TempReason and ComplexTR (the "
+        "scorecard gives the n behind each verdict). Each paper's page is its executed notebook (or, where "
         "git keeps only its results, its numbers, tables and figures). The first column is what the kit can "
         "stand behind without a large LLM: whether the retrieved evidence holds a gold answer, and the "
         "Hits@1 of an LLM-free template reader over that evidence. The papers' numbers come from large "

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporag.claims import rule
-from temporag.claims.judge import judge_all, served_cost, summary
+from temporag.claims.judge import corrected, interval_text, judge_all, p_value, served_cost, summary
 from temporag.claims.model import Claim
 from temporag.methods import registry
 
-JUDGED = {rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE}
+#: verdicts a test gave (a change between two of these is flagged; "not run here" in one run is not)
+JUDGED = {rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE, rule.UNDERPOWERED, rule.NO_DIFFERENCE,
+          rule.IDENTICAL, rule.HOLDS, rule.DOES_NOT_HOLD, rule.TOO_FEW, rule.PLUMBING}
 
 
 class NoRecords(ValueError):
@@ -70,6 +72,18 @@ def judge_run(run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = dec
     return JudgedRun(notebook, path, profile, _question_set(data), rows)
 
 
+def across_runs(runs: Sequence[JudgedRun]) -> list[JudgedRun]:
+    """The runs with Holm's correction taken over each paper's whole family, wherever its rows were run
+    (a paper's "beats the baselines" row is judged on the leaderboard's run)."""
+    rows = corrected([r for run in runs for r in run.rows])
+    out, start = [], 0
+    for run in runs:
+        out.append(JudgedRun(run.notebook, run.path, run.profile, run.questions,
+                             rows[start:start + len(run.rows)]))
+        start += len(run.rows)
+    return out
+
+
 def side_by_side(first: JudgedRun, second: JudgedRun) -> list[dict]:
     """Two runs of one notebook, claim by claim: both verdicts and whether the verdict changed."""
     if first.notebook != second.notebook:
@@ -95,7 +109,7 @@ def _num(value, pattern: str = "{:+.3f}") -> str:
 
 
 def interval(row: dict) -> str:
-    return f"[{_num(row['ci_low'])}, {_num(row['ci_high'])}]" if _num(row["ci_low"]) else ""
+    return interval_text(row)
 
 
 def text_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
@@ -111,12 +125,12 @@ def verdict_lines(run: JudgedRun) -> list[dict]:
     """One run's rows as the terminal shows them."""
     return [
         {
-            "claim": r["claim"] + (" (kit's own)" if r["kit's own"] else ""),
-            "where": r["where"], "protocol": r["protocol"], "verdict": r["verdict"],
-            "effect": _num(r["effect"]), "95% interval": interval(r), "n": r["n"] or "",
-            "MDE": _num(r["mde"], "{:.3f}"), "best": r["best"] or "",
+            "tier": r["tier"], "claim": r["claim"], "where": r["where"], "verdict": r["verdict"],
+            "paper's Δ": _num(r.get("paper Δ")), "effect": _num(r["effect"]), "interval": interval(r),
+            "n": r["n"] or "", "MDE": _num(r["mde"], "{:.3f}"), "p": p_value(r.get("p")),
+            "p (Holm)": p_value(r.get("p_holm")), "best other": r["best"] or "",
         }
-        for r in run.rows
+        for r in sorted(run.rows, key=lambda r: r["tier"])
     ]
 
 

@@ -9,16 +9,22 @@ bad declaration: :class:`MissingOutcome` names the claim and the key, never a si
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from temporag.claims import rule
-from temporag.claims.model import BEST, Claim
+from temporag.claims import rule, stats
+from temporag.claims.model import BEST, KIT, PLATEAU, PLUMBING_TIER, Claim
 from temporag.llm import costs
 
-COLUMNS = ("paper", "claim", "where", "statement", "paper's numbers", "protocol", "kit's own", "compared",
-           "measure", "verdict", "n", "effect", "ci_low", "ci_high", "mde", "best", "note")
+COLUMNS = ("paper", "claim", "tier", "where", "statement", "paper's numbers", "paper Δ", "protocol",
+           "kit's own", "compared", "measure", "verdict", "n", "effect", "ci_low", "ci_high", "level", "mde",
+           "p", "p_holm", "test", "best", "note")
+#: the tier (a) label of a reader row when the run read with a served model
+SERVED_READER = "a · paper, served reader"
+#: outcomes recorded under this prefix are per-question digests of the evidence an arm handed the reader
+EVIDENCE = "evidence:"
 
 
 class MissingOutcome(KeyError):
@@ -59,16 +65,39 @@ def _vectors(claim: Claim, outcomes: Mapping[str, Mapping], skipped: Mapping[str
     return vectors, note
 
 
+def same_evidence(claim: Claim, outcomes: Mapping[str, Mapping]) -> int | None:
+    """How many questions the claim's arms handed the reader identical evidence on, when the run recorded
+    evidence digests for both arms and they agree on every shared question; None otherwise."""
+    if len(claim.arms) != 2:
+        return None
+    keys = [f"{EVIDENCE}{claim.measure}/{arm}" for arm in claim.arms]
+    if not all(k in outcomes for k in keys):
+        return None
+    first, second = (outcomes[k] for k in keys)
+    shared = [q for q in first if q in second]
+    if shared and all(first[q] == second[q] for q in shared):
+        return len(shared)
+    return None
+
+
+def tier_of(claim: Claim, served: bool) -> str:
+    """The claim's tier in this run: a reader row read by a served model carries the paper's verdict."""
+    return SERVED_READER if claim.tier == PLUMBING_TIER and served else claim.tier
+
+
 def judge(claim: Claim, outcomes: Mapping[str, Mapping], skipped: Mapping[str, str] | None = None,
-          cost: str = "") -> dict:
-    """One claims-table row: the declaration and its verdict under :mod:`temporag.claims.rule`."""
+          cost: str = "", served: bool = False) -> dict:
+    """One claims-table row: the declaration and its verdict under :mod:`temporag.claims.rule`, before the
+    family's Holm correction (:func:`judge_all` applies it)."""
     skipped = skipped or {}
     row = {
-        "paper": claim.paper, "claim": claim.key, "where": claim.where, "statement": claim.statement,
-        "paper's numbers": claim.paper_numbers, "protocol": claim.protocol,
+        "paper": claim.paper, "claim": claim.key, "tier": tier_of(claim, served), "where": claim.where,
+        "statement": claim.statement, "paper's numbers": str(claim.paper_numbers),
+        "paper Δ": claim.paper_delta, "protocol": claim.protocol,
         "kit's own": "kit's own" if claim.kits_own else "", "compared": claim.compared,
-        "measure": claim.measure, "n": 0, "effect": None, "ci_low": None, "ci_high": None, "mde": None,
-        "best": None, "note": "",
+        "measure": claim.measure, "n": 0, "effect": None, "ci_low": None, "ci_high": None, "level": None,
+        "mde": None, "p": None, "p_holm": None, "test": "", "best": None, "note": "",
+        "if_significant": None, "otherwise": None, "why_otherwise": "",
     }
     if claim.not_testable_here is not None:
         cost_note = f"; cost {cost}" if cost else ""
@@ -77,22 +106,72 @@ def judge(claim: Claim, outcomes: Mapping[str, Mapping], skipped: Mapping[str, s
     vectors, note = _vectors(claim, outcomes, skipped)
     if vectors is None:
         return row | {"verdict": rule.NOT_RUN, "note": note}
+    margin = rule.MARGIN if claim.margin is None else claim.margin
     if claim.direction == BEST:
-        verdict = rule.best_setting(vectors, claim.paper_arm, claim.higher_is_better)
+        verdict = rule.best_setting(vectors, claim.paper_arm, claim.higher_is_better, margin)
+    elif claim.direction == PLATEAU:
+        verdict = rule.plateau(vectors[claim.arms[0]], vectors[claim.arms[1]], margin)
     else:
-        verdict = rule.paired(vectors[claim.arms[0]], vectors[claim.arms[1]], claim.direction)
+        verdict = rule.paired(vectors[claim.arms[0]], vectors[claim.arms[1]], claim.direction,
+                              claim.paper_delta)
+    identical = same_evidence(claim, outcomes)
+    if identical is not None:
+        verdict = replace(verdict, verdict=rule.IDENTICAL, p=None, if_significant=None, note=(
+            f"the arms handed the reader the same evidence on all {identical} questions (recorded digests)"))
     notes = "; ".join(x for x in (note, verdict.note) if x)
     return row | {
         "verdict": verdict.verdict, "n": verdict.n, "effect": verdict.effect, "ci_low": verdict.low,
-        "ci_high": verdict.high, "mde": verdict.mde, "best": verdict.best, "note": notes,
+        "ci_high": verdict.high, "level": verdict.level, "mde": verdict.mde, "p": verdict.p,
+        "p_holm": verdict.p_holm, "test": verdict.test, "best": verdict.best, "note": notes,
+        "if_significant": verdict.if_significant, "otherwise": verdict.otherwise,
+        "why_otherwise": verdict.why_otherwise,
     }
 
 
+#: the words of the kit's own rows
+_KIT_WORDS = {rule.REPRODUCED: rule.HOLDS, rule.CONTRADICTED: rule.DOES_NOT_HOLD}
+
+
+def corrected(rows: Sequence[dict]) -> list[dict]:
+    """Holm's correction within each paper's family: tier (a) rows form the paper's family, the kit's own
+    rows their own; plumbing rows get no verdict.  The adjusted p decides each tested row's word.  Rows
+    already corrected may be corrected again over a larger family (several runs of one paper)."""
+    out = [dict(r) for r in rows]
+    families: dict[tuple[str, str], list[int]] = {}
+    for i, r in enumerate(out):
+        if r["tier"] == PLUMBING_TIER:
+            if r["verdict"] not in (rule.NOT_RUN, rule.NOT_TESTABLE):
+                r["verdict"], r["p_holm"] = rule.PLUMBING, None
+            continue
+        if r.get("if_significant") is not None:
+            family = "kit" if r["tier"] == KIT else "paper"
+            families.setdefault((r["paper"], family), []).append(i)
+    for indices in families.values():
+        adjusted = stats.holm([out[i]["p"] for i in indices])
+        for i, p in zip(indices, adjusted):
+            r = out[i]
+            r["p_holm"] = p
+            r["verdict"] = r["if_significant"] if p < rule.ALPHA else r["otherwise"]
+    for r in out:
+        if r["verdict"] == rule.UNDERPOWERED and r["why_otherwise"] and r["why_otherwise"] not in r["note"]:
+            r["note"] = "; ".join(x for x in (r["note"], r["why_otherwise"]) if x)
+        if r["tier"] == KIT:
+            r["verdict"] = _KIT_WORDS.get(r["verdict"], r["verdict"])
+    return out
+
+
+def served_run(data: Mapping) -> bool:
+    """Whether the run read with a served model (an endpoint), not the embedded offline reader."""
+    return bool((data.get("settings") or {}).get("llm_base_url"))
+
+
 def judge_all(claims: Sequence[Claim], data: Mapping, cost: str = "") -> list[dict]:
-    """Every claim judged on one run's ``results.json`` content (its ``outcomes``)."""
+    """Every claim judged on one run's ``results.json`` content (its ``outcomes``), Holm-corrected within
+    each paper's family."""
     outcomes = data.get("outcomes", {})
     skipped = data.get("outcomes_skipped", {})
-    return [judge(c, outcomes, skipped, cost) for c in claims]
+    served = served_run(data)
+    return corrected([judge(c, outcomes, skipped, cost, served) for c in claims])
 
 
 def frame(rows: Sequence[dict]):
@@ -101,16 +180,27 @@ def frame(rows: Sequence[dict]):
     return pd.DataFrame(list(rows), columns=list(COLUMNS))
 
 
-def difference_claims(rows: Sequence[dict]) -> int:
-    """How many judged rows test a direction (the ones chance can call *reproduced*)."""
-    judged = (rule.REPRODUCED, rule.CONTRADICTED, rule.INCONCLUSIVE)
-    return sum(1 for r in rows if r["verdict"] in judged and r["best"] is None)
+def tested_claims(rows: Sequence[dict]) -> int:
+    """How many rows a test decided (the ones Holm's correction covers)."""
+    return sum(1 for r in rows if r.get("p_holm") is not None)
+
+
+def counts(rows: Sequence[dict]) -> dict[str, dict[str, int]]:
+    """Rows per tier and verdict, in the tiers' order."""
+    out: dict[str, dict[str, int]] = {}
+    for r in sorted(rows, key=lambda r: r["tier"]):
+        by_verdict = out.setdefault(r["tier"], {})
+        by_verdict[r["verdict"]] = by_verdict.get(r["verdict"], 0) + 1
+    return out
 
 
 def summary(rows: Sequence[dict]) -> str:
-    """The rule's chance line for these rows."""
-    judged = [r["verdict"] for r in rows if r["verdict"] not in (rule.NOT_TESTABLE, rule.NOT_RUN)]
-    return rule.chance_line(judged, difference_claims(rows))
+    """Counts per tier and verdict, and what Holm's correction guarantees for these rows."""
+    judged = [r["verdict"] for r in rows if r["verdict"] not in (rule.NOT_TESTABLE, rule.NOT_RUN,
+                                                                 rule.PLUMBING)]
+    tiers = "; ".join(f"{tier}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
+                      for tier, c in counts(rows).items())
+    return f"{tiers}.\n\n{rule.chance_line(judged, tested_claims(rows))}"
 
 
 def served_cost(results_json: str | Path) -> str:
@@ -131,21 +221,35 @@ def _number(value, pattern: str = "{:+.3f}") -> str:
     return "" if value is None or value != value else pattern.format(value)
 
 
+def p_value(value) -> str:
+    """A p-value for tables: three significant digits, '<0.001' below."""
+    if value is None or value != value:
+        return ""
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def interval_text(row: dict) -> str:
+    """'[low, high]' with its level when it is not 95 %."""
+    if row["ci_low"] is None or row["ci_low"] != row["ci_low"]:
+        return ""
+    level = row.get("level") or rule.LEVEL
+    tag = "" if abs(level - rule.LEVEL) < 1e-9 else f" ({level:.0%})"
+    return f"[{_number(row['ci_low'])}, {_number(row['ci_high'])}]{tag}"
+
+
 def render_markdown(rows: Sequence[dict], with_rule: bool = True) -> str:
     """The claims as a Markdown table (verdict, effect, interval, n, MDE), the rule and the chance line
     under it."""
-    lines = ["| claim | where | protocol | compared | verdict | effect | 95 % interval | n | MDE |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        interval = (f"[{_number(r['ci_low'])}, {_number(r['ci_high'])}]"
-                    if r["ci_low"] is not None and r["ci_low"] == r["ci_low"] else "")
-        own = " (kit's own)" if r["kit's own"] else ""
-        best = f" (best: {r['best']})" if r["best"] else ""
+    lines = ["| tier | claim | where | compared | verdict | paper's Δ | effect | interval | n | MDE | p | "
+             "p (Holm) |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: r["tier"]):
+        best = f" (best other: {r['best']})" if r["best"] else ""
         note = f"<br>{r['note']}" if r["note"] else ""
         lines.append(
-            f"| {r['statement']}{own}{note} | {r['where']} | {r['protocol']} | {r['compared']}{best} | "
-            f"**{r['verdict']}** | {_number(r['effect'])} | {interval} | {r['n'] or ''} | "
-            f"{_number(r['mde'], '{:.3f}')} |"
+            f"| {r['tier']} | {r['statement']}{note} | {r['where']} | {r['compared']}{best} | "
+            f"**{r['verdict']}** | {_number(r.get('paper Δ'))} | {_number(r['effect'])} | "
+            f"{interval_text(r)} | {r['n'] or ''} | {_number(r['mde'], '{:.3f}')} | {p_value(r.get('p'))} | "
+            f"{p_value(r.get('p_holm'))} |"
         )
     text = "\n".join(lines)
     if with_rule:

@@ -180,11 +180,14 @@ def _cmd_claims(args) -> int:
             continue
         if run.rows:
             judged.append(run)
+    comparing = len(judged) == 2 and judged[0].notebook == judged[1].notebook
+    if not comparing:
+        judged = scorecard.across_runs(judged)
     if args.json:
         print(json.dumps([{"notebook": r.notebook, "path": str(r.path), "rows": r.rows} for r in judged],
                          indent=2, default=str))
         return rc
-    if len(judged) == 2 and judged[0].notebook == judged[1].notebook:
+    if comparing:
         first, second = judged
         rows = scorecard.side_by_side(first, second)
         print(f"{first.notebook}: 1 = {first.path} ({first.questions})")

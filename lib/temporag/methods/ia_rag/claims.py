@@ -58,7 +58,7 @@ def _claims_for(ds: str) -> tuple[Claim, ...]:
                      f"better than Vanilla RAG's on {ds} (token accuracy)",
                      printed(PAPER, "Table 2", "Acc.", {"IA-RAG": "IA-RAG", "Vanilla": "Vanilla RAG"}, ds,
                              "{:.4f}"),
-                     f"reader_accuracy/{ds}", ("IA-RAG", "Vanilla RAG"), +1, "paper",
+                     f"reader_accuracy/{ds}", ("IA-RAG", "Vanilla RAG"), +1, "paper", reader=True,
                      section="6-·-Table-2-·-Vanilla-RAG-vs-IA-RAG-(reader-accuracy-and-recall)"))
     for name, (source, what) in ABLATIONS.items():
         key = name.replace("w/o ", "no-").replace("w/", "with-").replace(".", "").lower()
@@ -88,7 +88,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(PAPER, "table2-reader", "Table 2", "IA-RAG's reader accuracy / recall of Table 2 with "
           "Qwen2.5-72B and BGE-M3",
           printed(PAPER, "Table 2", "Acc.", {"IA-RAG": "IA-RAG"}, "TimeQA", "{:.4f}"),
-          protocol="paper", not_testable_here="needs the paper's Qwen2.5-72B reader and BGE-M3 encoder",
+          protocol="paper", reader=True,
+          not_testable_here="needs the paper's Qwen2.5-72B reader and BGE-M3 encoder",
           command=SERVED, section="6-·-Table-2-·-Vanilla-RAG-vs-IA-RAG-(reader-accuracy-and-recall)"),
 )
 

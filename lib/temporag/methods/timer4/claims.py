@@ -27,6 +27,7 @@ ABLATIONS = ("w/o rewrite", "w/o rerank", "w/o fact retrieval", "w/o temporal re
 _WHAT = {"w/o rewrite": "Rewriting the question", "w/o rerank": "The time rerank (Eqs. 9–10)",
          "w/o fact retrieval": "Retrieving facts for the rewrite (vs entity linking)",
          "w/o temporal retrieval": "The time-aware retriever (vs the fact retriever)"}
+_RECALL = "answer recall@15 of the final ranking stands in for the fine-tuned reader's Hit@1"
 _FINE_TUNE = "3-·-The-time-aware-retriever-(Eqs.-6–8,-Algorithm-1-lines-1–2)"
 
 
@@ -38,24 +39,26 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(PAPER, "fine-tuning", "§4.3, Table 5", "Contrastive time-aware fine-tuning (Eq. 8, three hard "
           "negatives) improves the second retrieval over the off-the-shelf retriever (answer recall@15)",
           _t5("w/o temporal retrieval"), "loss_recall@15", ("pairwise loss (old)", "base model"), +1,
-          "paper", section=_FINE_TUNE),
+          "paper", stands_in=_RECALL, section=_FINE_TUNE),
     Claim(PAPER, "kit-softmax-fine-tuning", "kit", "The kit's softmax (InfoNCE) fine-tuning improves the "
           "second retrieval over the off-the-shelf retriever (answer recall@15)", "",
           "loss_recall@15", ("softmax loss", "base model"), +1, "fair", kits_own=True, section=_FINE_TUNE),
     *(
         Claim(PAPER, f"{name[4:].replace(' ', '-')}-hits", "Table 5", f"{_WHAT[name]} raises Hits@1",
-              _t5(name), "hits@1_whole", ("TimeR4", name), +1, "paper", section="7-·-Table-5-—-ablations")
+              _t5(name), "hits@1_whole", ("TimeR4", name), +1, "paper", reader=True,
+              section="7-·-Table-5-—-ablations")
         for name in ABLATIONS
     ),
     *(
         Claim(PAPER, f"{name[4:].replace(' ', '-')}-recall", "Table 5", f"{_WHAT[name]} puts the answer in "
               "the retrieved facts more often (answer recall@15)", _t5(name), "recall@15", ("TimeR4", name),
-              +1, "fair", section="7-·-Table-5-—-ablations")
+              +1, "fair", stands_in=_RECALL, section="7-·-Table-5-—-ablations")
         for name in ABLATIONS
     ),
     Claim(PAPER, "table3-hits", "Table 3", "TimeR4 reaches Hits@1 0.728 on MultiTQ with its "
           "fine-tuned reader",
-          printed(PAPER, "Table 3", "Overall", {"TimeR4": "TimeR4"}, "MultiTQ"), protocol="paper",
+          printed(PAPER, "Table 3", "Overall", {"TimeR4": "TimeR4"}, "MultiTQ"),
+          protocol="paper", reader=True,
           not_testable_here="needs the paper's LLaMA2-7B fine-tuned on MultiTQ", command=SERVED,
           section="6-·-Reasoning-and-Table-3-(MultiTQ)"),
 )
