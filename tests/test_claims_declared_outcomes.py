@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from temporag.claims import judge_all
-from temporag.claims.rule import NOT_RUN, NOT_TESTABLE, PLUMBING, TOO_FEW
+from temporag.claims.rule import IDENTICAL, NOT_RUN, NOT_TESTABLE, PLUMBING, TOO_FEW
 from temporag.notebook.results import Results
 
 QUESTIONS = [SimpleNamespace(quid=f"q{i}", answers=("x",)) for i in range(6)]
@@ -45,9 +45,14 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
     read = SimpleNamespace(quid="q0")
     scores = {"records": [read], "accuracy": [1.0], "failed": [False]}
     reads = {"TimeQA": {"IA-RAG": scores, "Vanilla RAG (chunks, top-2)": scores}}
+    same = [f"digest {i}" for i in range(len(QUESTIONS))]  # w/o IA shows IA-RAG's text on every question
+    evidence = {(ds, v): {"digest": same if v in ("IA-RAG", "w/o IA") else [f"{v} {i}" for i in range(6)],
+                          "union_recall": ones} for (ds, v) in ablation}
     results = _results(tmp_path)
-    record.outcomes(results, claims.outcomes(setups, curves, ablation, settings, reads))
+    record.outcomes(results, claims.outcomes(setups, curves, ablation, settings, reads, evidence))
     verdicts = _judged(results, claims.CLAIMS)
+    assert verdicts["no-ia-TimeQA"] == IDENTICAL and verdicts["with-all-TimeQA"] == TOO_FEW
+    assert verdicts["no-ia-union-ComplexTR"] == TOO_FEW and verdicts["no-ia-union-TempReason"] == NOT_RUN
     assert verdicts["vs-vanilla-TimeQA"] == TOO_FEW and verdicts["kit-depth-ComplexTR"] == TOO_FEW
     assert verdicts["vs-vanilla-TempReason"] == NOT_RUN and verdicts["depth-TimeQA"] == NOT_RUN
     assert verdicts["table2-reader"] == NOT_TESTABLE and verdicts["vs-vanilla-reader-ComplexTR"] == NOT_RUN

@@ -240,3 +240,32 @@ def test_the_papers_delta_is_computed_from_its_printed_numbers():
     c = _claim(paper_numbers=PaperNumbers("A 0.305 · B 0.183 (Table 4)", [0.305, 0.183]))
     assert c.paper_delta == pytest.approx(0.122)
     assert _claim(paper_numbers="no values").paper_delta is None
+
+
+def test_a_subset_claim_is_judged_on_the_questions_with_that_label():
+    """A claim about multiple-event questions reads the run's recorded labels and judges only those."""
+    from types import SimpleNamespace
+
+    from temporag.claims.model import LABELS, question_labels
+
+    questions = [SimpleNamespace(quid=f"q{i}", qlabel="Multiple" if i < 100 else "Single", qtype="t")
+                 for i in range(300)]
+    first, second = _pairs(40, 0, 260)  # every win on a multiple-event question
+    labels = question_labels(questions)
+    outcomes = {"m/A": dict(zip(labels.quids, first)), "m/B": dict(zip(labels.quids, second)),
+                **{f"{LABELS}/{f}": dict(zip(labels.quids, v)) for f, v in labels.values.items()}}
+    (row,) = judge_all([_claim(measure="m", subset=("qlabel", "Multiple"))], _run(outcomes))
+    assert row["n"] == 100 and row["effect"] == pytest.approx(0.4) and row["verdict"] == REPRODUCED
+    assert "the 100 of 300 questions with qlabel = Multiple" in row["note"]
+    (single,) = judge_all([_claim(measure="m", subset=("qlabel", "Single"))], _run(outcomes))
+    assert single["n"] == 200 and single["verdict"] == NO_DIFFERENCE
+
+
+def test_a_committed_run_that_predates_a_claim_reads_not_run_here_not_an_error():
+    first, second = _pairs(4, 0, 50)
+    outcomes = {"m/A": dict(enumerate(first)), "m/B": dict(enumerate(second))}
+    claim = _claim(measure="m", subset=("qlabel", "Multiple"))
+    with pytest.raises(MissingOutcome, match="labels/qlabel"):
+        judge_all([claim], _run(outcomes))  # the notebook judging its own run: a bad declaration
+    (row,) = judge_all([claim], _run(outcomes), strict=False)
+    assert row["verdict"] == NOT_RUN and "predates the claim" in row["note"]

@@ -67,7 +67,7 @@ def judge_run(run: str | Path, claims_of: Callable[[str], Sequence[Claim]] = dec
             f"{path}: recorded before the claims layer (no per-question outcomes): re-run this notebook "
             f"(temporag run {notebook}) to judge its claims"
         )
-    rows = judge_all(claims, data, served_cost(path)) if claims else []
+    rows = judge_all(claims, data, served_cost(path), strict=False) if claims else []
     profile = str(data.get("parameters", {}).get("profile", ""))
     return JudgedRun(notebook, path, profile, _question_set(data), rows)
 

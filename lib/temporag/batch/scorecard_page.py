@@ -86,8 +86,9 @@ def _paper_summary(title: str, run: scorecard.JudgedRun, rows: list[dict]) -> st
     return (
         f"<h3>{esc(title)}</h3><p class='book-plumbing'>questions: {esc(question_counts(run))} · "
         f"{esc(_counts_line(rows))}</p>"
-        "<table class='book'><tr><th>the paper's claim (tier a: LLM-free, every question)</th>"
-        f"<th>verdict</th><th>paper's Δ</th><th>kit: effect [interval]</th><th>n</th></tr>{table}</table>"
+        "<table class='book scorecard central'><tr>"
+        "<th>the paper's claim (tier a: LLM-free, every question)</th><th>verdict</th>"
+        f"<th>paper's Δ</th><th>kit: effect [interval]</th><th>n</th></tr>{table}</table>"
         + (f"<div class='book-forest'>{plot}</div>" if plot else "")
     )
 

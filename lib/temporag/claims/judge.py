@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from temporag.claims import rule, stats
-from temporag.claims.model import BEST, KIT, PLATEAU, PLUMBING_TIER, Claim
+from temporag.claims.model import BEST, KIT, LABELS, PLATEAU, PLUMBING_TIER, Claim
 from temporag.llm import costs
 
 COLUMNS = ("paper", "claim", "tier", "where", "statement", "paper's numbers", "paper Δ", "protocol",
@@ -42,26 +42,38 @@ def skipped_reason(key: str, skipped: Mapping[str, str]) -> str | None:
     return None
 
 
-def _vectors(claim: Claim, outcomes: Mapping[str, Mapping], skipped: Mapping[str, str]):
-    """The claim's arms as aligned arrays over the questions every arm recorded, or the skip reason."""
+def _vectors(claim: Claim, outcomes: Mapping[str, Mapping], skipped: Mapping[str, str], strict: bool = True):
+    """The claim's arms as aligned arrays over the questions every arm recorded, or the skip reason.  Not
+    ``strict`` (a committed run judged later), an outcome the run never recorded reads "not run here":
+    the run predates the claim's declaration."""
     for key in claim.outcome_keys():
         if key not in outcomes:
             why = skipped_reason(key, skipped)
             if why is not None:
                 return None, why
+            if not strict:
+                return None, f"this run recorded no {key!r} (it predates the claim): re-run the notebook"
             recorded = sorted({k.rsplit("/", 1)[0] for k in outcomes}) or ["none"]
             raise MissingOutcome(
                 f"claim {claim.id}: the run recorded no outcome {key!r} (measures recorded: "
                 f"{', '.join(recorded)})"
             )
-    maps = [outcomes[k] for k in claim.outcome_keys()]
+    maps = [outcomes[f"{claim.measure}/{arm}"] for arm in claim.arms]
     quids = [q for q in maps[0] if all(q in m for m in maps[1:])]
+    if claim.subset:
+        field, value = claim.subset
+        labels = outcomes[f"{LABELS}/{field}"]
+        everyone = len(quids)
+        quids = [q for q in quids if labels.get(q) == value]
+        maps = [{q: m[q] for q in quids} for m in maps]
     vectors = {
         arm: np.array([np.nan if m[q] is None else float(m[q]) for q in quids], dtype=float)
         for arm, m in zip(claim.arms, maps)
     }
     sizes = {len(m) for m in maps}
     note = "" if sizes == {len(quids)} else f"paired on the {len(quids)} questions all arms recorded"
+    if claim.subset:
+        note = f"the {len(quids)} of {everyone} questions with {claim.subset[0]} = {claim.subset[1]}"
     return vectors, note
 
 
@@ -86,7 +98,7 @@ def tier_of(claim: Claim, served: bool) -> str:
 
 
 def judge(claim: Claim, outcomes: Mapping[str, Mapping], skipped: Mapping[str, str] | None = None,
-          cost: str = "", served: bool = False) -> dict:
+          cost: str = "", served: bool = False, strict: bool = True) -> dict:
     """One claims-table row: the declaration and its verdict under :mod:`temporag.claims.rule`, before the
     family's Holm correction (:func:`judge_all` applies it)."""
     skipped = skipped or {}
@@ -103,7 +115,7 @@ def judge(claim: Claim, outcomes: Mapping[str, Mapping], skipped: Mapping[str, s
         cost_note = f"; cost {cost}" if cost else ""
         return row | {"verdict": rule.NOT_TESTABLE,
                       "note": f"{claim.not_testable_here}; test: `{claim.command}`{cost_note}"}
-    vectors, note = _vectors(claim, outcomes, skipped)
+    vectors, note = _vectors(claim, outcomes, skipped, strict)
     if vectors is None:
         return row | {"verdict": rule.NOT_RUN, "note": note}
     margin = rule.MARGIN if claim.margin is None else claim.margin
@@ -165,13 +177,14 @@ def served_run(data: Mapping) -> bool:
     return bool((data.get("settings") or {}).get("llm_base_url"))
 
 
-def judge_all(claims: Sequence[Claim], data: Mapping, cost: str = "") -> list[dict]:
+def judge_all(claims: Sequence[Claim], data: Mapping, cost: str = "", strict: bool = True) -> list[dict]:
     """Every claim judged on one run's ``results.json`` content (its ``outcomes``), Holm-corrected within
-    each paper's family."""
+    each paper's family.  ``strict`` (the notebook judging its own run): a claim naming an outcome the run
+    did not record is a bad declaration and raises :class:`MissingOutcome`."""
     outcomes = data.get("outcomes", {})
     skipped = data.get("outcomes_skipped", {})
     served = served_run(data)
-    return corrected([judge(c, outcomes, skipped, cost, served) for c in claims])
+    return corrected([judge(c, outcomes, skipped, cost, served, strict) for c in claims])
 
 
 def frame(rows: Sequence[dict]):

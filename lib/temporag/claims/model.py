@@ -46,6 +46,8 @@ class Claim:
     states one).  ``reader`` marks a measure read by an LLM (the embedded 135M model offline: a
     *plumbing* row without a verdict; a served model's rows carry the paper's verdict).
     ``kits_own`` rows judge the kit's improvements and are never evidence for the paper's claim.
+    ``subset`` = (label, value), e.g. ``("qlabel", "Multiple")``, judges the claim on the questions the
+    run's recorded labels (:func:`question_labels`) give that value.
     ``not_testable_here`` (the reason) marks a claim that needs a served model: ``command`` is the exact
     command that tests it and ``costs`` the notebook whose run ``temporag costs`` projects."""
 
@@ -68,6 +70,7 @@ class Claim:
     margin: float | None = None  # plateau / about-best: δ, where the paper's text gives one
     stands_in: str = ""  # tier (a): what the LLM-free measurement stands in for
     paper_delta_override: float | None = None  # the paper's Δ where no two printed values give it
+    subset: tuple[str, str] | None = None  # (label, value): judge only the questions with that label
 
     def __post_init__(self) -> None:
         name = f"claim {self.paper}/{self.key}"
@@ -110,8 +113,9 @@ class Claim:
         return f"{self.paper}/{self.key}"
 
     def outcome_keys(self) -> tuple[str, ...]:
-        """The per-question outcome vectors this claim reads."""
-        return tuple(f"{self.measure}/{arm}" for arm in self.arms)
+        """The per-question outcome vectors this claim reads (its arms, then its subset's labels)."""
+        labels = (f"{LABELS}/{self.subset[0]}",) if self.subset else ()
+        return tuple(f"{self.measure}/{arm}" for arm in self.arms) + labels
 
     @property
     def compared(self) -> str:
@@ -145,6 +149,17 @@ class Outcomes:
 
     values: Mapping[str, Any]
     quids: Sequence | None = None
+
+
+#: the measure under which a run records each question's labels (``labels/qlabel``: {quid: "Multiple"})
+LABELS = "labels"
+
+
+def question_labels(questions: Sequence, fields: Sequence[str] = ("qlabel", "qtype")) -> Outcomes:
+    """Each question's labels (one "arm" per field), recorded beside the outcomes so a claim about a kind
+    of question (``Claim.subset``) is judged on exactly those questions."""
+    return Outcomes({f: [str(getattr(q, f, "")) for q in questions] for f in fields},
+                    [q.quid for q in questions])
 
 
 #: what a package's ``claims.outcomes`` returns, in recording order: each measure's outcomes, or the

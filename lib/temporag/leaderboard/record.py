@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from temporag.claims.model import LABELS, question_labels
 from temporag.leaderboard.experiments import BREAKDOWNS
 from temporag.leaderboard.paired import MEASURES
 from temporag.leaderboard.scores import MethodScores
@@ -83,16 +84,19 @@ def summary_figure(results, figure) -> None:
 def paired(
     results, method_scores: Sequence[MethodScores], questions: Sequence, table: pd.DataFrame
 ) -> None:
-    """The per-question outcomes behind :func:`.paired.vs_baseline` (``leaderboard/<measure>/<method>``)
-    and its ``table`` (``paired_vs_semantic``)."""
+    """The per-question outcomes behind :func:`.paired.vs_baseline` (``leaderboard/<measure>/<method>``),
+    each question's labels (``labels/qlabel``, ``labels/qtype``) and its ``table``
+    (``paired_vs_semantic``)."""
     quids = [q.quid for q in questions]
     for measure in MEASURES:
         results.outcomes(
             f"leaderboard/{measure}", {s.name: s.per_question()[measure] for s in method_scores}, quids=quids
         )
+    labels = question_labels(questions)  # the multiple-event claims read them
+    results.outcomes(LABELS, labels.values, quids=labels.quids)
     caption = (
-        "Each method minus the semantic baseline, per question: effect, paired bootstrap 95 % "
-        f"interval, n, MDE ({len(questions)} questions, LLM-free)."
+        "Each method minus the semantic baseline, per question: effect, 95 % interval (Newcombe, paired), "
+        f"n, MDE, exact McNemar p ({len(questions)} questions, LLM-free)."
     )
     results.table("paired_vs_semantic", table, caption)
 

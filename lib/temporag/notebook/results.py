@@ -359,14 +359,16 @@ class Results:
         """Per-question outcome vectors the claims are judged on (``temporag.claims``): ``values`` maps
         each arm to its outcomes, either ``{quid: value}`` or a sequence aligned with ``quids``; stored
         as ``outcomes[f"{measure}/{arm}"] = {quid: value}`` (NaN → null: a failed read), so a verdict can
-        be recomputed from results.json without re-running the method."""
+        be recomputed from results.json without re-running the method.  A str value is kept as it is (a
+        digest of the evidence an arm handed the reader: ``temporag.claims.judge.EVIDENCE``)."""
         import math
 
         store = self.data.setdefault("outcomes", {})
         for arm, vector in values.items():
             pairs = vector.items() if isinstance(vector, dict) else zip(quids, vector, strict=True)
             store[f"{measure}/{arm}"] = {
-                str(q): (None if v is None or math.isnan(float(v)) else float(v)) for q, v in pairs
+                str(q): (v if isinstance(v, str) else None if v is None or math.isnan(float(v)) else float(v))
+                for q, v in pairs
             }
         self.save()
 

@@ -38,14 +38,18 @@ def variants(setup: Setup, build_kw: Mapping, k2: int, options: Mapping | None =
 
 
 def budget_and_union(
-    method, questions: Sequence[QA], budget: int = ABLATION_BUDGET, per_question: list | None = None
+    method, questions: Sequence[QA], budget: int = ABLATION_BUDGET, per_question: list | None = None,
+    evidence: list | None = None,
 ) -> dict[str, float]:
     """Recall at an equal token budget and of the whole union (with the union's size); appends the
-    per-question recall at the budget to ``per_question`` when given (the claims' outcomes)."""
+    per-question recall at the budget to ``per_question`` when given (the claims' outcomes), and to
+    ``evidence`` the digest of each question's text at the budget and its per-question union recall."""
     at = recall_at_budgets(method, questions, (budget,), UNION_K)[budget]
     if per_question is not None:
         per_question.append(at["recall"])
     whole = score_retrieval(method, questions, UNION_K)
+    if evidence is not None:
+        evidence.append({"digest": at["digest"], "union_recall": whole["recall"]})
     return {
         f"recall @{budget}": float(at["recall"].mean()),
         "union recall": float(whole["recall"].mean()),
@@ -60,18 +64,24 @@ def ablations(
     k2: int,
     options: Mapping | None = None,
     per_question: dict | None = None,
+    evidence: dict | None = None,
 ) -> pd.DataFrame:
     """Every Table 3 / 4 variant, compared at :data:`ABLATION_BUDGET` tokens and over the whole union;
     ``options`` are the retrieval's (default :data:`CALIBRATED`; ``{}`` for the paper reading).  Fills
-    ``per_question[(data set, variant)]`` with each question's recall at the budget when given."""
+    ``per_question[(data set, variant)]`` with each question's recall at the budget, and
+    ``evidence[(data set, variant)]`` with the digests of the text at the budget and the per-question
+    union recall, when given."""
     options = CALIBRATED if options is None else options
     rows = []
     for dataset, setup in setups.items():
         for name, method in variants(setup, build_kw, k2, options).items():
             sink: list = []
-            found = budget_and_union(method, setup.questions, per_question=sink)
+            shown: list = []
+            found = budget_and_union(method, setup.questions, per_question=sink, evidence=shown)
             if per_question is not None:
                 per_question[(dataset, name)] = sink[0]
+            if evidence is not None:
+                evidence[(dataset, name)] = shown[0]
             rows.append({"dataset": dataset, "variant": name, **found})
     return pd.DataFrame(rows)
 
@@ -83,9 +93,13 @@ def depth_and_meus(
     depths: Sequence[int] = (0, 4, 6, 10),
     meu_counts: Sequence[int] = (5, 10, 15, 20, 40),
     per_question: dict | None = None,
+    options: Mapping | None = None,
 ) -> pd.DataFrame:
-    """Tables 7 and 8 on the calibrated graph: MAX_LEVELS (a build each) and K1 retrieved MEUs.  Fills
-    ``per_question[(data set, setting)]`` with each question's recall at the budget when given."""
+    """Tables 7 and 8: MAX_LEVELS (a build each, at each setup's own τ) and K1 retrieved MEUs, with the
+    retrieval ``options`` (default :data:`CALIBRATED` on the calibrated setups; ``{}`` with the paper-τ
+    setups is the paper's reading).  Fills ``per_question[(data set, setting)]`` with each question's
+    recall at the budget when given."""
+    options = CALIBRATED if options is None else options
     rows = []
     sink: list = []
     for dataset, setup in tuned.items():
@@ -93,12 +107,12 @@ def depth_and_meus(
         settings = []
         for levels in depths:
             build = build_index(setup.docs, setup.encoder, **{**build_kw, "tau": tau, "max_levels": levels})
-            method = IARAG(build.index, setup.encoder, k1=setup.k1, k2=k2, **CALIBRATED)
+            method = IARAG(build.index, setup.encoder, k1=setup.k1, k2=k2, **options)
             found = budget_and_union(method, setup.questions, per_question=sink)
             settings.append(f"MAX_LEVELS={levels}")
             rows.append({"dataset": dataset, "table": "Table 7", "variant": settings[-1], **found})
         for k1 in meu_counts:
-            method = setup.ia_rag(k1=k1, k2=k2, **CALIBRATED)
+            method = setup.ia_rag(k1=k1, k2=k2, **options)
             found = budget_and_union(method, setup.questions, per_question=sink)
             settings.append(f"MEU={k1}")
             rows.append({"dataset": dataset, "table": "Table 8", "variant": settings[-1], **found})

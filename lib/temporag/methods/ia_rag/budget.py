@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from temporag.answer.evaluate import evidence_recall
+from temporag.cache import content_hash
 from temporag.methods.base import Method
 from temporag.methods.ia_rag.corpus import _encoding
 
@@ -24,7 +25,8 @@ BUDGETS = (100, 200, 400, 800, 1600, 2400)  # cl100k tokens; 2,400 = Vanilla RAG
 def recall_at_budgets(
     method: Method, questions: Sequence, budgets: Sequence[int] = BUDGETS, k: int = 500
 ) -> dict[int, dict[str, np.ndarray]]:
-    """For each budget: per-question recall and the tokens actually shown (≤ budget)."""
+    """For each budget: per-question recall, the tokens actually shown (≤ budget) and a digest of the text
+    shown (two arms with equal digests on every question handed the reader the same evidence)."""
     enc = _encoding()
     retrieval = method.retrieve(questions, k, progress=False)
     golds = [q.answers for q in questions]
@@ -44,7 +46,8 @@ def recall_at_budgets(
             cut[b].append(enc.decode(tokens[:b]))
             used[b].append(min(b, len(tokens)))
     return {
-        b: {"recall": evidence_recall(cut[b], golds), "tokens": np.asarray(used[b], dtype=float)}
+        b: {"recall": evidence_recall(cut[b], golds), "tokens": np.asarray(used[b], dtype=float),
+            "digest": [content_hash(text) for text in cut[b]]}
         for b in budgets
     }
 

@@ -6,8 +6,8 @@ set.  The paper's claims are judged on IA-RAG as the paper describes it (τ_sem 
 first: "IA-RAG (paper reading)"); the kit's calibrated τ with narrowing MEUs and window order is the kit's
 own row, never evidence for the paper's claim.  Vanilla RAG as the paper runs it retrieves 1,200-token
 chunks; the 200-token windows are the stronger baseline at equal tokens, judged as a row of its own.
-Tables 7 and 8 (depth, K1) were only swept on the calibrated graph: those are the kit's rows, and the
-paper-reading rows say they were not run.
+Tables 7 and 8 (depth, K1) are swept twice: at the paper's τ and retrieval (the paper's rows) and on the
+calibrated graph (the kit's rows).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from temporag.claims import BEST, Claim, Measured, Outcomes
+from temporag.claims.judge import EVIDENCE
 from temporag.claims.model import printed
 from temporag.methods.ia_rag.ablations import ABLATION_BUDGET as BUDGET
 from temporag.methods.ia_rag.setups import K1_DEFAULT, WINDOW_TOKENS
@@ -28,7 +29,12 @@ CHUNKS, WINDOWS = "Vanilla RAG (1,200-token chunks)", f"Vanilla RAG ({WINDOW_TOK
 ABLATIONS = {"w/o IA": ("Table 3", "IA-guided traversal"),
              "w/o Tight.": ("Table 3", "Sub-graph time tightening"),
              "w/o Hier.": ("Table 3", "The thematic forest (hierarchy)"),
-             "w/All": ("Table 4", "Following only window-directed Allen relations (vs all)")}
+             "w/All": ("Table 4", "Following only window-directed Allen relations (vs all)"),
+             "w/Top-5": ("Table 4", "Following window-directed Allen relations (vs the top-5 relations)")}
+#: the traversal ablations also judged on the whole union: the paper's own retrieval budget, where the
+#: arms differ (at the equal 800-token budget they hand the reader the same seeds: identical by construction)
+UNION_ABLATIONS = ("w/o IA", "w/All", "w/Top-5")
+_UNION = "recall of the whole retrieved union (the paper's own budget) stands in for the reader's accuracy"
 DEPTHS, MEUS = (0, 4, 6, 10), (5, 10, 15, 20, 40)
 PAPER_DEPTH = 4
 _RECALL = "5-·-Query-driven-retrieval-(§3.4)-and-retrieval-recall"
@@ -62,9 +68,15 @@ def _claims_for(ds: str) -> tuple[Claim, ...]:
                      section="6-·-Table-2-·-Vanilla-RAG-vs-IA-RAG-(reader-accuracy-and-recall)"))
     for name, (source, what) in ABLATIONS.items():
         key = name.replace("w/o ", "no-").replace("w/", "with-").replace(".", "").lower()
+        numbers = _paper(source, {"IA-RAG": "IA-RAG", name: name}, ds)
         out.append(Claim(PAPER, f"{key}-{ds}", source, f"{what} helps on {ds} (recall at {BUDGET} tokens, "
-                         "paper τ)", _paper(source, {"IA-RAG": "IA-RAG", name: name}, ds),
-                         f"ablation@{BUDGET}/{ds}", ("IA-RAG", name), +1, "paper", section=_ABLATE))
+                         "paper τ)", numbers, f"ablation@{BUDGET}/{ds}", ("IA-RAG", name), +1, "paper",
+                         section=_ABLATE))
+        if name in UNION_ABLATIONS:  # at 800 tokens the seeds fill the budget before any traversal unit
+            statement = (f"{what} helps on {ds} (recall of the whole retrieved union, K1 = "
+                         f"{K1_DEFAULT[ds]} MEUs and their traversal, paper τ)")
+            out.append(Claim(PAPER, f"{key}-union-{ds}", source, statement, numbers, f"ablation_union/{ds}",
+                             ("IA-RAG", name), +1, "paper", stands_in=_UNION, section=_ABLATE))
     depth_numbers = _paper("Table 7", {f"L={d}": f"MAX_LEVELS={d}" for d in DEPTHS}, ds)
     meu_numbers = _paper("Table 8", {f"K1={k}": f"MEU={k}" for k in MEUS}, ds)
     depth = (f"MAX_LEVELS = {PAPER_DEPTH} is about best on {ds} (recall at {BUDGET} tokens", depth_numbers,
@@ -100,19 +112,26 @@ def outcomes(
     ablation_paper_tau: Mapping[tuple, Sequence],
     sensitivity: Mapping[tuple, Sequence],
     reads: Mapping[str, Mapping[str, dict]] | None = None,
+    ablation_evidence: Mapping[tuple, dict] | None = None,
+    sensitivity_paper_tau: Mapping[tuple, Sequence] | None = None,
 ) -> Measured:
     """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them), per data set the run holds:
     recall at :data:`BUDGET` tokens of each retriever of the token curves
     (``curves[(data set, retriever, budget)]``), of each paper-τ ablation
     (``ablation_paper_tau[(data set, variant)]``) and of each calibrated depth / K1 setting
-    (``sensitivity[(data set, setting)]``), and the reader's token accuracy per question of Table 2's reads
-    (``reads[data set][method]``: ``read_scores``; a failed call is NaN)."""
+    (``sensitivity[(data set, setting)]``), the reader's token accuracy per question of Table 2's reads
+    (``reads[data set][method]``: ``read_scores``; a failed call is NaN), and from
+    ``ablation_evidence[(data set, variant)]`` (:func:`.ablations.ablations`) each paper-τ variant's
+    per-question union recall and the digests of its text at the budget (``evidence:`` outcomes, from which
+    the rule tells arms identical by construction), and each paper-τ depth / K1 setting's recall
+    (``sensitivity_paper_tau[(data set, setting)]``)."""
     measured: Measured = {}
     for ds in DATASETS:
         if ds not in setups:
             for measure in ("recall", "ablation", "sensitivity", "sensitivity_paper_tau"):
                 measured[f"{measure}@{BUDGET}/{ds}"] = f"{ds} was not run (datasets parameter)"
-            measured[f"reader_accuracy/{ds}"] = f"{ds} was not run (datasets parameter)"
+            for measure in ("reader_accuracy", "ablation_union"):
+                measured[f"{measure}/{ds}"] = f"{ds} was not run (datasets parameter)"
             continue
         by_method = (reads or {}).get(ds, {})
         if by_method:
@@ -131,10 +150,19 @@ def outcomes(
         measured[f"ablation@{BUDGET}/{ds}"] = Outcomes(
             {v: r for (d, v), r in ablation_paper_tau.items() if d == ds}, quids
         )
+        shown = {v: e for (d, v), e in (ablation_evidence or {}).items() if d == ds}
+        if shown:
+            measured[f"{EVIDENCE}ablation@{BUDGET}/{ds}"] = Outcomes(
+                {v: e["digest"] for v, e in shown.items()}, quids)
+            union = {v: e["union_recall"] for v, e in shown.items()}
+            measured[f"ablation_union/{ds}"] = Outcomes(union, quids)
+        else:
+            measured[f"ablation_union/{ds}"] = "the ablations recorded no per-question evidence"
         measured[f"sensitivity@{BUDGET}/{ds}"] = Outcomes(
             {s: r for (d, s), r in sensitivity.items() if d == ds}, quids
         )
+        paper_tau = {s: r for (d, s), r in (sensitivity_paper_tau or {}).items() if d == ds}
         measured[f"sensitivity_paper_tau@{BUDGET}/{ds}"] = (
-            "Tables 7-8 are swept on the calibrated graph only (the paper-τ graph is nearly edgeless)"
+            Outcomes(paper_tau, quids) if paper_tau else "the paper-τ sweep did not run"
         )
     return measured

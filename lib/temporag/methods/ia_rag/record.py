@@ -277,6 +277,23 @@ def sensitivity_tables(
     )
 
 
+def sensitivity_paper_tau(results, sensitivity: pd.DataFrame) -> None:
+    """Tables 7 and 8 at the paper's τ_sem and retrieval (:func:`.ablations.depth_and_meus` on the paper
+    setups): the ``sensitivity_paper_tau`` table and ``sensitivity_paper_tau/<data set>/<setting>``."""
+    results.table(
+        "sensitivity_paper_tau",
+        sensitivity,
+        "Tables 7 and 8 at the paper's τ_sem = 0.8 and retrieval (MEU lines, seeds first): recall at equal "
+        "tokens and of the whole union by MAX_LEVELS and by K1.",
+    )
+    for row in sensitivity.to_dict("records"):
+        results.metric(
+            f"sensitivity_paper_tau/{row['dataset']}/{row['variant']}",
+            float(row[f"recall @{ABLATION_BUDGET}"]),
+            union_recall=float(row["union recall"]),
+        )
+
+
 def sensitivity(results, sensitivity: pd.DataFrame) -> None:
     """``sensitivity/<data set>/<setting>``: recall at :data:`.ablations.ABLATION_BUDGET` tokens and of
     the union."""

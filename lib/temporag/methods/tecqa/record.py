@@ -60,6 +60,24 @@ def error_census(results, census: pd.DataFrame, counts: pd.DataFrame, n: int) ->
         results.metric(f"parser/census/{row['class']}", int(row["questions"]), n=n)
 
 
+def linker_crossval(results, table: pd.DataFrame) -> None:
+    """The linker's k-fold cross-validation (:func:`.analysis.parser_crossval`): the ``linker_crossval``
+    table (one row per fold: the degree weight chosen on the other folds, main-entity and relation
+    accuracy on the held-out fold; then mean / std / min) and ``parser/crossval/<fold>/<measure>``
+    metrics, so each fold's numbers live in the run, not in a note."""
+    results.table(
+        "linker_crossval",
+        table,
+        "The offline parser's linker, k-fold cross-validated on the selected questions: the degree weight is "
+        "chosen on the other folds (highest main-entity + relation accuracy), scored on the held-out fold.",
+    )
+    for row in table.to_dict("records"):
+        for measure in ("main_entity_acc", "relation_acc"):
+            results.metric(f"parser/crossval/{row['fold']}/{measure}", float(row[measure]), n=int(row["n"]))
+        if row.get("degree_weight") == row.get("degree_weight") and row.get("degree_weight") is not None:
+            results.metric(f"parser/crossval/{row['fold']}/degree_weight", float(row["degree_weight"]))
+
+
 # -- subgraph and chain (§4.2.2–4.3), Figures 2, 4 and 5 --------------------------------------------------
 
 
