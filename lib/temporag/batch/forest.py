@@ -41,7 +41,7 @@ def forest_svg(rows: Sequence[dict], title: str) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from temporag.methods.plots import use_house_style
+    from temporag.methods.plots import use_house_style  # lazy: matplotlib loads only when a page draws one
 
     use_house_style()
     height = 0.9 + 0.32 * len(shown)
