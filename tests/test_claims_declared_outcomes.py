@@ -69,11 +69,14 @@ def test_timer4_records_loss_recall_and_table5(tmp_path, tmp_cache, monkeypatch)
     read = SimpleNamespace(raw_text="x", error=None)
     reads = {name: [read] * (len(QUESTIONS) if name == "TimeR4" else 3) for name in recall15}
     results = _results(tmp_path)
-    measured = claims.outcomes(None, QUESTIONS, ranked, recall15, reads, QUESTIONS[:3], QUESTIONS)
+    fig3 = {n: np.array([1.0, np.nan]) for n in claims.FIG3_NS}
+    measured = claims.outcomes(None, QUESTIONS, ranked, recall15, reads, QUESTIONS[:3], QUESTIONS,
+                               QUESTIONS[:2], fig3)
     record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert set(verdicts.values()) == {TOO_FEW, PLUMBING, NOT_TESTABLE}
     assert verdicts["rewrite-hits"] == PLUMBING and verdicts["rewrite-recall"] == TOO_FEW
+    assert verdicts["fig3-peak"] == PLUMBING and verdicts["table4-timequestions"] == NOT_TESTABLE
 
 
 def test_sar_records_agent_offline_and_sweeps(tmp_path, tmp_cache, monkeypatch):
@@ -114,10 +117,14 @@ def test_tecqa_records_recall_reader_and_the_k_n_grid(tmp_path, tmp_cache, monke
     results = _results(tmp_path)
     beyond = {"improved": [[]] * 6, "faithful": [[]] * 6}
     ids = [[]] * 6
-    measured = claims.outcomes(None, QUESTIONS, ids, ids, QUESTIONS[:2], answers, shown, grid, beyond)
+    chain = {"TECQA": ones, "Global Semantic": ones, "SG + semantic pruning": np.full(6, np.nan)}
+    measured = claims.outcomes(None, QUESTIONS, ids, ids, QUESTIONS[:2], answers, shown, grid, beyond, chain)
     record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
     assert NOT_RUN not in verdicts.values() and verdicts["k"] == TOO_FEW and verdicts["sg-hits"] == PLUMBING
+    # Fig. 5 reads the Multiple questions only (none here) and a question without an anchor (NaN) drops out
+    fig5 = {verdicts["chain-integrity-vs-global-semantic"], verdicts["chain-integrity-vs-sg-semantic"]}
+    assert fig5 == {TOO_FEW}
 
 
 def test_star_rag_records_recall_reader_and_fig5(tmp_path, tmp_cache, monkeypatch):

@@ -15,7 +15,7 @@ import numpy as np
 
 from temporag.answer import evaluate
 from temporag.claims import BEST, Claim, Measured, Outcomes
-from temporag.claims.model import printed
+from temporag.claims.model import LABELS, printed, question_labels
 from temporag.methods.tecqa.analysis import KS, NS
 
 PAPER = "tecqa"
@@ -25,6 +25,9 @@ PAPER_K, PAPER_N = 40, 2  # Figure 4's optimal setting on MultiTQ
 ABLATIONS = ("w/o SG", "w/o KNTN", "w/o PS")
 _FIG2 = {"TECQA": "TECQA", "semantic": "Semantic retriever (bge-base-en-v1.5)"}
 _SHOWN = "answer recall of the facts shown stands in for Qwen3-8B's Hits@1"
+_FIG5 = "6-·-Figure-5-—-evidence-chain-integrity-(§5.6,-appendix-D)"
+_FIG5_NUMBERS = "Fig. 5: bars only (no values printed)"
+_CHAIN = "evidence-chain recall (anchor and answer both in the K facts; appendix D) is Fig. 5's own measure"
 _READ = "8-·-Reasoning-(§4.4):-Table-1-and-Table-2-(ablations)"
 
 
@@ -63,6 +66,13 @@ CLAIMS: tuple[Claim, ...] = (
           "fig4_shown_recall", tuple(f"N={n}" for n in NS), BEST, "fair", paper_arm=f"N={PAPER_N}",
           stands_in=_SHOWN,
           section="7-·-Figure-4-—-sensitivity-to-K-and-N-(§5.4)"),
+    *(
+        Claim(PAPER, f"chain-integrity-vs-{key}", "Fig. 5, §5.6", "On complex (Multiple) questions TECQA's "
+              f"context holds the anchor and the answer together more often than {name}'s (evidence-chain "
+              "recall)", _FIG5_NUMBERS, "chain_recall", ("TECQA", name), +1, "fair", stands_in=_CHAIN,
+              subset=("qlabel", "Multiple"), section=_FIG5)
+        for key, name in (("global-semantic", "Global Semantic"), ("sg-semantic", "SG + semantic pruning"))
+    ),
     Claim(PAPER, "kit-improved-chain", "kit", "The kit's improved parser + guided chain holds the answer "
           "more often than the paper-faithful chain (whole chains)", "", "beyond_recall",
           ("improved", "faithful"), +1, "fair", kits_own=True,
@@ -85,11 +95,14 @@ def outcomes(
     shown_recall: Mapping[str, np.ndarray],
     fig4_shown: Mapping[tuple[int, int], np.ndarray],
     beyond: Mapping[str, Sequence],
+    chain_recall: Mapping[str, np.ndarray],
 ) -> Measured:
     """The outcomes :data:`CLAIMS` reads (``record.outcomes`` stores them): answer recall@20 of the chain
     and of semantic retrieval, Hits@1 per Table 2 variant (reader sample), recall of what each variant
     shows, Fig. 4's shown recall along K at N = 2 and along N at K = 40, and the kit's improved vs
-    paper-faithful whole chains (``beyond``: "improved" / "faithful" → chain facts per question)."""
+    paper-faithful whole chains (``beyond``: "improved" / "faithful" → chain facts per question), and
+    Fig. 5's evidence-chain recall per context (NaN where a question has no reference anchor) with each
+    question's labels (the Fig. 5 claims read the Multiple ones)."""
     quids = [q.quid for q in questions]
     recall = {"TECQA": chain_ids, "semantic": semantic_ids}
     measured: Measured = {
@@ -119,4 +132,6 @@ def outcomes(
     measured["beyond_recall"] = Outcomes(
         {n: evaluate.answer_recall(kg, ids, questions) for n, ids in beyond.items()}, quids
     )
+    measured["chain_recall"] = Outcomes(dict(chain_recall), quids)
+    measured[LABELS] = question_labels(questions)
     return measured

@@ -230,15 +230,23 @@ def recall_at_20_table(kg, questions: Sequence, semantic_ids, chain_ids, seed: i
     return frame[["category", *names, "n"]]
 
 
-def integrity_table(
+def integrity_per_question(
     kg, questions: Sequence, contexts: Mapping[str, Sequence], references: Sequence[Constraints]
+) -> dict[str, dict[str, np.ndarray]]:
+    """Fig. 5's per-question answer / anchor / chain recall of each context, computed once: the figure's
+    table (:func:`integrity_table`) and the claims (``claims.outcomes``) both read it."""
+    return {name: integrity(kg, questions, facts, references) for name, facts in contexts.items()}
+
+
+def integrity_table(
+    questions: Sequence, contexts: Mapping[str, Sequence], per_question: Mapping[str, dict[str, np.ndarray]]
 ):
     """Fig. 5's numbers: per context and Single / Multiple group, answer recall over all questions and
     anchor / chain recall over the questions that have a reference anchor."""
     labels = np.array([q.qlabel for q in questions])
     rows = []
     for name, facts in contexts.items():
-        res = integrity(kg, questions, facts, references)
+        res = per_question[name]
         for group in ("Multiple", "Single"):
             members = labels == group
             with_anchor = members & ~np.isnan(res["anchor"])

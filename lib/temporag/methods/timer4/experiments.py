@@ -89,18 +89,20 @@ def number_of_facts(
     ns: Sequence[int],
     top_k: int = READER_TOP_K,
 ):
-    """Fig. 3: answer recall@n on ``questions``, whole-output Hits@1 with n facts on ``reader_questions``."""
+    """Fig. 3: answer recall@n on ``questions``, whole-output Hits@1 with n facts on ``reader_questions``
+    (the mean, and each question's 0/1 with NaN for a failed call: the Fig. 3 claim reads those)."""
     deep = method.retrieve(questions, k=max(ns)).ids  # the reranked list is prefix-consistent
     recall = {
         n: float(v.mean()) for n, v in evaluate.answer_recall_at_k(kg, deep, questions, list(ns)).items()
     }
-    hits = {}
+    hits, per_question = {}, {}
     for n in ns:
         results = method.read(llm, reader_questions, method.retrieve(reader_questions, k=n), top_k=top_k)
-        ok = [r.error is None for r in results]
-        values = whole_output_hits(reader_questions, [r.raw_text for r in results])[np.array(ok, dtype=bool)]
-        hits[n] = float(values.mean()) if len(values) else float("nan")
-    return recall, hits
+        values = whole_output_hits(reader_questions, [r.raw_text for r in results]).astype(float)
+        values[evaluate.failed_calls(results)] = np.nan
+        per_question[n] = values
+        hits[n] = float(np.nanmean(values)) if (~np.isnan(values)).any() else float("nan")
+    return recall, hits, per_question
 
 
 def code_switches(kg, method, questions: Sequence, recall15: dict, *, tks_code=None, candidates=None) -> dict:
