@@ -49,8 +49,11 @@ def test_ia_rag_records_every_measure_per_data_set(tmp_path, tmp_cache):
     evidence = {(ds, v): {"digest": same if v in ("IA-RAG", "w/o IA") else [f"{v} {i}" for i in range(6)],
                           "union_recall": ones} for (ds, v) in ablation}
     results = _results(tmp_path)
-    record.outcomes(results, claims.outcomes(setups, curves, ablation, settings, reads, evidence))
+    types = {"ComplexTR": ["T3", "T3", "T1", "T4", "T5", "T2"]}  # three compositional questions
+    measured = claims.outcomes(setups, curves, ablation, settings, reads, evidence, None, types)
+    record.outcomes(results, measured)
     verdicts = _judged(results, claims.CLAIMS)
+    assert verdicts["vs-vanilla-compositional-ComplexTR"] == TOO_FEW
     assert verdicts["no-ia-TimeQA"] == IDENTICAL and verdicts["with-all-TimeQA"] == TOO_FEW
     assert verdicts["no-ia-union-ComplexTR"] == TOO_FEW and verdicts["no-ia-union-TempReason"] == NOT_RUN
     assert verdicts["vs-vanilla-TimeQA"] == TOO_FEW and verdicts["kit-depth-ComplexTR"] == TOO_FEW

@@ -63,8 +63,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(PAPER, "table4-timequestions", "Table 4", "TimeR4 beats the other methods on TimeQuestions "
           "(Wikidata, year granularity)", "Table 4: TimeQuestions (see the slides)", protocol="paper",
           reader=True, not_testable_here="needs TimeQuestions and its Wikidata KG, which the shared data "
-          "does not hold (no loader in the kit)",
-          command="none yet: TimeQuestions under TEMPORAG_DATA and a loader in temporag.data",
+          "does not hold (the kit has no converter for them), and the paper's fine-tuned reader",
+          command=f"{SERVED} -p questions_file=TIMEQUESTIONS (converted to MultiTQ's format, its KG with it)",
           section="6-·-Reasoning-and-Table-3-(MultiTQ)"),
     Claim(PAPER, "table3-hits", "Table 3", "TimeR4 reaches Hits@1 0.728 on MultiTQ with its "
           "fine-tuned reader",
