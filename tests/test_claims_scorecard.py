@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 
 import numpy as np
 import pytest
 
 from temporag import cli
 from temporag.batch import scorecard
+from temporag.batch.sanitize import clean_html
 from temporag.claims import BEST
 from temporag.claims.rule import CONTRADICTED, NO_DIFFERENCE, NOT_RUN, NOT_TESTABLE, REPRODUCED
 
@@ -121,7 +124,10 @@ def test_the_book_opens_with_the_scorecard_linking_each_claim_to_its_section(tmp
                if c.tier.startswith("a") and not c.not_testable_here]
     assert summary.count("<tr>") == 1 + len(central)  # the one screen: the paper's LLM-free claims
     assert "<th>paper's Δ</th>" in summary and "+0.122" in summary  # Table 4: 0.305 − 0.183
-    assert summary.count("<svg") == 1 and "rule-graph-recall · reproduced" in summary  # the forest plot
+    # the forest plot: an SVG image the book's sanitiser keeps (it drops inline <svg> markup)
+    images = re.findall(r"src='data:image/svg\+xml;base64,([^']+)'", summary)
+    assert len(images) == 1 and "rule-graph-recall · reproduced" in base64.b64decode(images[0]).decode()
+    assert clean_html(summary).count("data:image/svg+xml;base64,") == 1
 
 
 def test_the_leaderboard_pairs_every_row_with_the_semantic_baseline():

@@ -59,9 +59,10 @@ def forest_svg(rows: Sequence[dict], title: str) -> str:
         ax.axvline(edge, color="#888888", linewidth=0.8, linestyle="--")
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylim(-0.7, len(labels) - 0.3)
-    ax.set_xlabel("effect (first arm − second; about-best: paper's setting − best other)", fontsize=8)
-    ax.set_title(f"{title}: kit's effect and interval (bar), paper's Δ (◇), 0 and ±δ = {rule.MARGIN}",
-                 fontsize=9)
+    ax.set_xlabel("effect: first arm − second (about-best: paper's setting − best other)\n"
+                  f"bar: the kit's interval, ○ its effect · ◇ the paper's Δ · dashed: ±δ = {rule.MARGIN}",
+                  fontsize=8)
+    ax.set_title(title, fontsize=9, loc="left")
     ax.tick_params(axis="x", labelsize=8)
     fig.tight_layout()
     buffer = io.StringIO()

@@ -9,6 +9,7 @@ holds outcomes; otherwise the smoke run (labelled so); a paper with neither says
 
 from __future__ import annotations
 
+import base64
 import html
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
@@ -78,6 +79,13 @@ def _counts_line(rows: Sequence[dict]) -> str:
                      for tier, c in counts(rows).items())
 
 
+def _inline_image(svg: str, alt: str) -> str:
+    """An SVG as an ``<img>`` with a data address: the book's sanitiser keeps images and drops inline
+    ``<svg>`` markup, and an SVG shown as an image runs nothing."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return f"<img alt='{html.escape(alt)}' src='data:image/svg+xml;base64,{data}'>"
+
+
 def _paper_summary(title: str, run: scorecard.JudgedRun, rows: list[dict]) -> str:
     esc = html.escape
     central = [r for r in rows if r["tier"].startswith("a") and r["verdict"] not in (rule.NOT_TESTABLE,)]
@@ -89,7 +97,8 @@ def _paper_summary(title: str, run: scorecard.JudgedRun, rows: list[dict]) -> st
         "<table class='book scorecard central'><tr>"
         "<th>the paper's claim (tier a: LLM-free, every question)</th><th>verdict</th>"
         f"<th>paper's Δ</th><th>kit: effect [interval]</th><th>n</th></tr>{table}</table>"
-        + (f"<div class='book-forest'>{plot}</div>" if plot else "")
+        + (f"<div class='book-forest'>{_inline_image(plot, f'{title}: forest plot of its claims')}</div>"
+           if plot else "")
     )
 
 
