@@ -157,3 +157,21 @@ def test_every_claim_links_to_a_heading_of_its_notebook(paper):
         for line in "".join(cell["source"]).splitlines() if line.startswith("#")
     }
     assert {c.section for c in scorecard.declared(paper)} - headings == set()
+
+
+def test_star_rag_token_claim_is_judged_in_tokens_and_left_out_of_the_forest_plot():
+    from temporag.batch.forest import plotted
+    from temporag.claims import judge_all
+    from temporag.leaderboard import claims
+
+    claim = next(c for c in claims.CLAIMS if c.key == "star_rag-fewer-tokens")
+    assert claim.paper_delta == 601 - 20453 and claim.tier.startswith("a")
+    rng = np.random.default_rng(0)
+    quids = [f"q{i}" for i in range(40)]
+    star = dict(zip(quids, 300 + rng.integers(0, 50, 40).astype(float)))
+    semantic = dict(zip(quids, 900 + rng.integers(0, 50, 40).astype(float)))
+    outcomes = {f"{claims.TOKENS}/{claim.arms[0]}": star, f"{claims.TOKENS}/{claims.BASELINE}": semantic}
+    (row,) = judge_all([claim], {"outcomes": outcomes})
+    assert row["verdict"] == REPRODUCED and row["effect"] == pytest.approx(
+        np.mean(list(star.values())) - np.mean(list(semantic.values())))
+    assert row["test"] == "sign-flip permutation" and plotted([row]) == []  # tokens: not on the ±1 axis

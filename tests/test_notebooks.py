@@ -274,6 +274,10 @@ def _check_leaderboard(data: dict) -> None:
         low, high = data["metrics"][f"{key}/template Hits@1 strict"]["ci95"]
         assert low <= hits <= high, method
         assert _metric(data, f"{key}/context tokens / question") > 50, method
+        # the token claim's per-question outcomes are the numbers the leaderboard's mean is taken over
+        tokens = list(data["outcomes"][f"leaderboard/context tokens/{method}"].values())
+        assert len(tokens) == n
+        assert sum(tokens) / n == pytest.approx(_metric(data, f"{key}/context tokens / question")), method
         assert data["metrics"][f"{key}/reader/llm_calls"]["n"] == 1, method
     # the seeded smoke sample: questions the template reader answers (within one question: float ties may
     # order differently on another machine)

@@ -27,8 +27,13 @@ def _finite(value) -> bool:
 
 
 def plotted(rows: Sequence[dict]) -> list[dict]:
-    """The rows a forest plot can draw: an effect and an interval."""
-    return [r for r in rows if _finite(r.get("effect")) and _finite(r.get("ci_low"))]
+    """The rows a forest plot can draw on its one axis: an effect and an interval, both differences of
+    proportions (within ±1; a claim in other units, e.g. tokens, stays in the table)."""
+    return [
+        r for r in rows
+        if _finite(r.get("effect")) and _finite(r.get("ci_low")) and _finite(r.get("ci_high"))
+        and max(abs(r["ci_low"]), abs(r["ci_high"])) <= 1
+    ]
 
 
 def forest_svg(rows: Sequence[dict], title: str) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from temporag.claims.model import LABELS, question_labels
+from temporag.leaderboard.claims import TOKENS
 from temporag.leaderboard.experiments import BREAKDOWNS
 from temporag.leaderboard.paired import MEASURES
 from temporag.leaderboard.scores import MethodScores
@@ -85,13 +86,15 @@ def paired(
     results, method_scores: Sequence[MethodScores], questions: Sequence, table: pd.DataFrame
 ) -> None:
     """The per-question outcomes behind :func:`.paired.vs_baseline` (``leaderboard/<measure>/<method>``),
-    each question's labels (``labels/qlabel``, ``labels/qtype``) and its ``table``
-    (``paired_vs_semantic``)."""
+    each method's context tokens per question (``leaderboard/context tokens/<method>``), each question's
+    labels (``labels/qlabel``, ``labels/qtype``) and its ``table`` (``paired_vs_semantic``)."""
     quids = [q.quid for q in questions]
     for measure in MEASURES:
         results.outcomes(
             f"leaderboard/{measure}", {s.name: s.per_question()[measure] for s in method_scores}, quids=quids
         )
+    # the token claims read each method's context size (cl100k tokens of what a reader would be sent)
+    results.outcomes(TOKENS, {s.name: s.tokens for s in method_scores}, quids=quids)
     labels = question_labels(questions)  # the multiple-event claims read them
     results.outcomes(LABELS, labels.values, quids=labels.quids)
     caption = (
