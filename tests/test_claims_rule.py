@@ -269,3 +269,13 @@ def test_a_committed_run_that_predates_a_claim_reads_not_run_here_not_an_error()
         judge_all([claim], _run(outcomes))  # the notebook judging its own run: a bad declaration
     (row,) = judge_all([claim], _run(outcomes), strict=False)
     assert row["verdict"] == NOT_RUN and "predates the claim" in row["note"]
+
+
+def test_bootstrap_means_draws_the_resamples_a_loop_would_draw():
+    rng = np.random.default_rng(3)
+    matrix = rng.integers(0, 2, size=(4, 101)).astype(float)
+    means = stats.bootstrap_means(matrix, 300, seed=7, chunk=64)  # chunks that do not divide 300
+    draw = np.random.default_rng(7)
+    for i in range(300):
+        idx = draw.integers(0, 101, size=101)
+        assert np.array_equal(means[i], [row[idx].mean() for row in matrix])

@@ -237,14 +237,11 @@ def best_setting(vectors: dict[str, np.ndarray], paper_arm: str, higher_is_bette
     others = [i for i in range(len(names)) if i != paper_index]
     matrix = sign * np.vstack(rows)  # settings × questions
 
-    def gap(columns: list[np.ndarray]) -> float:
-        means = np.array([c.mean() for c in columns])
-        return float(means[paper_index] - means[others].max())
-
-    means = matrix.mean(axis=1)
+    means = np.array([row.mean() for row in matrix])
     best_other = others[int(np.argmax(means[others]))]
-    effect = gap(list(matrix))
-    resampled = stats.bootstrap_statistics(list(matrix), gap, RESAMPLES, SEED)
+    effect = float(means[paper_index] - means[others].max())
+    resampled_means = stats.bootstrap_means(matrix, RESAMPLES, SEED)  # resamples × settings
+    resampled = resampled_means[:, paper_index] - resampled_means[:, others].max(axis=1)
 
     def interval_at(level: float) -> tuple[float, float]:
         return stats.percentile_interval(resampled, level)

@@ -66,16 +66,17 @@ def newcombe_paired(table: tuple[int, int, int, int], level: float) -> tuple[flo
     return float(max(diff - below, -1.0)), float(min(diff + above, 1.0))
 
 
-def bootstrap_statistics(columns: Sequence[np.ndarray], statistic: Callable[[list[np.ndarray]], float],
-                         resamples: int, seed: int) -> np.ndarray:
-    """``statistic`` of ``resamples`` paired resamples of the questions (every column resampled with
-    the same question indices, so the pairing is kept)."""
+def bootstrap_means(matrix: np.ndarray, resamples: int, seed: int, chunk: int = 250) -> np.ndarray:
+    """Each row's mean in ``resamples`` paired resamples of the questions (columns): resamples × rows.
+    Every row is resampled with the same question indices, so the pairing is kept; one index matrix,
+    drawn as the loop over resamples would draw it, and gathered in chunks to bound the memory."""
+    matrix = np.asarray(matrix, dtype=float)
     rng = np.random.default_rng(seed)
-    n = len(columns[0])
-    out = np.empty(resamples)
-    for i in range(resamples):
-        idx = rng.integers(0, n, size=n)
-        out[i] = statistic([np.asarray(c)[idx] for c in columns])
+    idx = rng.integers(0, matrix.shape[1], size=(resamples, matrix.shape[1]))
+    out = np.empty((resamples, matrix.shape[0]))
+    for start in range(0, resamples, chunk):
+        block = idx[start:start + chunk]
+        out[start:start + chunk] = matrix[:, block].mean(axis=2).T  # rows × block × n → block × rows
     return out
 
 
