@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from temporag.batch import scorecard
-from temporag.batch.forest import COLOURS, forest_svg
+from temporag.batch.forest import COLOURS, forest_svg, plotted
 from temporag.claims import rule
 from temporag.claims.judge import counts, p_value
 from temporag.claims.model import PLUMBING_TIER
@@ -90,7 +91,13 @@ def _paper_summary(title: str, run: scorecard.JudgedRun, rows: list[dict]) -> st
     esc = html.escape
     central = [r for r in rows if r["tier"].startswith("a") and r["verdict"] not in (rule.NOT_TESTABLE,)]
     table = "".join(_central_row(r["page"], r) for r in central)
-    plot = forest_svg([r for r in rows if r["tier"] != PLUMBING_TIER], title)
+    drawable = [r for r in rows if r["tier"] != PLUMBING_TIER]
+    plot = forest_svg(drawable, title)
+    drawn = {id(r) for r in plotted(drawable)}
+    elsewhere = [r["claim"] for r in drawable if id(r) not in drawn and isinstance(r.get("effect"), float)
+                 and math.isfinite(r["effect"])]
+    aside = (f"<p class='book-plumbing'>Not drawn (other units, or no interval): "
+             f"{esc(', '.join(elsewhere))}; see the table.</p>" if elsewhere else "")
     return (
         f"<h3>{esc(title)}</h3><p class='book-plumbing'>questions: {esc(question_counts(run))} · "
         f"{esc(_counts_line(rows))}</p>"
@@ -98,7 +105,7 @@ def _paper_summary(title: str, run: scorecard.JudgedRun, rows: list[dict]) -> st
         "<th>the paper's claim (tier a: LLM-free, every question)</th><th>verdict</th>"
         f"<th>paper's Δ</th><th>kit: effect [interval]</th><th>n</th></tr>{table}</table>"
         + (f"<div class='book-forest'>{_inline_image(plot, f'{title}: forest plot of its claims')}</div>"
-           if plot else "")
+           if plot else "") + aside
     )
 
 
