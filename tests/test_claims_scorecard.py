@@ -12,7 +12,7 @@ import pytest
 from temporag import cli
 from temporag.batch import scorecard
 from temporag.batch.sanitize import clean_html
-from temporag.claims import BEST
+from temporag.claims import BEST, Claim
 from temporag.claims.rule import CONTRADICTED, NO_DIFFERENCE, NOT_RUN, NOT_TESTABLE, REPRODUCED
 
 PAPERS = ("star_rag", "tecqa", "timer4", "ia_rag", "sar")
@@ -175,3 +175,13 @@ def test_star_rag_token_claim_is_judged_in_tokens_and_left_out_of_the_forest_plo
     assert row["verdict"] == REPRODUCED and row["effect"] == pytest.approx(
         np.mean(list(star.values())) - np.mean(list(semantic.values())))
     assert row["test"] == "sign-flip permutation" and plotted([row]) == []  # tokens: not on the ±1 axis
+
+
+def test_an_mde_of_zero_is_shown_as_a_dash_not_as_perfect_power():
+    from temporag.claims.judge import mde_text
+
+    assert [mde_text({"mde": v}) for v in (0.0, 0.01234, None, float("nan"))] == ["—", "0.012", "", ""]
+    outcomes = {"m/a": {f"q{i}": 1.0 for i in range(40)}, "m/b": {f"q{i}": 1.0 for i in range(40)}}
+    claim = Claim("demo", "same", "Table 1", "a beats b", "", "m", ("a", "b"), +1, "fair")
+    (row,) = scorecard.judge_all([claim], {"outcomes": outcomes})
+    assert row["verdict"] == NO_DIFFERENCE and row["mde"] == 0 and mde_text(row) == "—"

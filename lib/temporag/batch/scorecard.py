@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporag.claims import rule
-from temporag.claims.judge import corrected, interval_text, judge_all, p_value, served_cost, summary
+from temporag.claims.judge import corrected, interval_text, judge_all, mde_text, p_value, served_cost, summary
 from temporag.claims.model import Claim
 from temporag.methods import registry
 
@@ -127,7 +127,7 @@ def verdict_lines(run: JudgedRun) -> list[dict]:
         {
             "tier": r["tier"], "claim": r["claim"], "where": r["where"], "verdict": r["verdict"],
             "paper's Δ": _num(r.get("paper Δ")), "effect": _num(r["effect"]), "interval": interval(r),
-            "n": r["n"] or "", "MDE": _num(r["mde"], "{:.3f}"), "p": p_value(r.get("p")),
+            "n": r["n"] or "", "MDE": mde_text(r), "p": p_value(r.get("p")),
             "p (Holm)": p_value(r.get("p_holm")), "best other": r["best"] or "",
         }
         for r in sorted(run.rows, key=lambda r: r["tier"])

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from temporag.batch import scorecard
 from temporag.batch.forest import COLOURS, forest_svg, plotted
 from temporag.claims import rule
-from temporag.claims.judge import counts, p_value
+from temporag.claims.judge import counts, mde_text, p_value
 from temporag.claims.model import PLUMBING_TIER
 
 
@@ -46,7 +46,7 @@ def _row(paper_title: str, page: str, r: dict, label: str) -> str:
         f"{esc(r['compared'])}{best}{stands_in}</span>{note}</td>{_verdict_cell(r['verdict'])}"
         f"<td>{scorecard._num(r.get('paper Δ'))}</td><td>{scorecard._num(r['effect'])}</td>"
         f"<td>{scorecard.interval(r)}</td><td>{esc(str(r['n'] or ''))}</td>"
-        f"<td>{scorecard._num(r['mde'], '{:.3f}')}</td><td>{p_value(r.get('p'))}</td>"
+        f"<td>{mde_text(r)}</td><td>{p_value(r.get('p'))}</td>"
         f"<td>{p_value(r.get('p_holm'))}</td></tr>"
     )
 

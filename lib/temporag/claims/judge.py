@@ -241,6 +241,15 @@ def p_value(value) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def mde_text(row: dict) -> str:
+    """The MDE for tables; "—" where no paired difference varies (no question differs, or all differ
+    alike): an SD of zero gives an MDE of 0, which would read as "perfectly powered"."""
+    value = row.get("mde")
+    if value is None or value != value:
+        return ""
+    return "—" if value == 0 else f"{value:.3f}"
+
+
 def interval_text(row: dict) -> str:
     """'[low, high]' with its level when it is not 95 %."""
     if row["ci_low"] is None or row["ci_low"] != row["ci_low"]:
@@ -261,7 +270,7 @@ def render_markdown(rows: Sequence[dict], with_rule: bool = True) -> str:
         lines.append(
             f"| {r['tier']} | {r['statement']}{note} | {r['where']} | {r['compared']}{best} | "
             f"**{r['verdict']}** | {_number(r.get('paper Δ'))} | {_number(r['effect'])} | "
-            f"{interval_text(r)} | {r['n'] or ''} | {_number(r['mde'], '{:.3f}')} | {p_value(r.get('p'))} | "
+            f"{interval_text(r)} | {r['n'] or ''} | {mde_text(r)} | {p_value(r.get('p'))} | "
             f"{p_value(r.get('p_holm'))} |"
         )
     text = "\n".join(lines)
