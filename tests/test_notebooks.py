@@ -449,18 +449,47 @@ def _check_no_machine_paths(text: str) -> None:
         )
 
 
+#: the int8 index's recall counts of the seeded 40 (k = 1, 5, 10, 20, 50), by the int8 kernels ONNX
+#: Runtime picks for the CPU: without VNNI its u8s8 GEMM saturates intermediate sums where VNNI does not
+#: (microsoft/onnxruntime#14642), so one locked install recalls differently on the two (AVX2: the cold CI
+#: run of a fresh clone and a warm run; VNNI: an AMD EPYC with avx512_vnni, a fresh setup from the same
+#: locks, 2026-12-07 — the counts an earlier session had put down to an unlocked install)
+INT8_RECALLED = {
+    "avx2": {1: 16, 5: 23, 10: 26, 20: 27, 50: 31},
+    "vnni": {1: 16, 5: 25, 10: 25, 20: 28, 50: 32},
+}
+
+
+def int8_kernels(cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
+    """Which int8 kernels ONNX Runtime runs here: "vnni", "avx2", or None (not an x86 CPU we measured)."""
+    flags = set(cpuinfo.read_text().split()) if cpuinfo.is_file() else set()
+    if flags & {"avx512_vnni", "avx_vnni"}:
+        return "vnni"
+    return "avx2" if "avx2" in flags else None
+
+
 @pytest.mark.notebook
 @pytest.mark.slow
 def test_tour_smoke_with_the_int8_default(tmp_path, shared_data, monkeypatch):
     """A smoke run on a CPU embeds with onnx-int8 (TEMPORAG_EMBED_BACKEND=auto), records it, and recalls
-    what the int8 index recalls with the locked install (``locks/kit.txt``; ±1 question of the seeded 40).
-
-    The counts were re-measured when the install was locked: the cold CI run of a fresh clone and a warm
-    run here both recall 16 / 23 / 26 / 27 / 31; the unlocked install before it recalled 16 / 25 / 25 / 28 /
-    32 (same onnx and onnxruntime pins, other indirect versions floating), so a change here means the
-    int8 export or the install moved."""
+    what the int8 index recalls with the locked install (``locks/kit.txt``; ±1 question of the seeded 40)
+    on this CPU's int8 kernels (:data:`INT8_RECALLED`), so a change here means the int8 export or the
+    install moved."""
+    kernels = int8_kernels()
+    if kernels is None:
+        pytest.skip("int8 recall counts are measured on x86 AVX2 and VNNI CPUs only")
     monkeypatch.setenv("TEMPORAG_EMBED_BACKEND", "")
     monkeypatch.setenv("TEMPORAG_DEVICE", "cpu")
     data = _run_smoke(REPO / "notebooks" / "00_tour.ipynb", tmp_path, "onnx-int8")
-    for k, recalled in {1: 16, 5: 23, 10: 26, 20: 27, 50: 31}.items():
+    for k, recalled in INT8_RECALLED[kernels].items():
         assert _metric(data, f"semantic/answer_recall@{k}") * 40 == pytest.approx(recalled, abs=1.01), k
+
+
+def test_int8_kernels_are_read_from_the_cpu_flags(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("flags\t\t: fpu sse2 avx2 fma avx512f avx512_vnni\n")
+    assert int8_kernels(info) == "vnni"
+    info.write_text("flags\t\t: fpu sse2 avx2 fma\n")
+    assert int8_kernels(info) == "avx2"
+    info.write_text("Features\t: fp asimd\n")
+    assert int8_kernels(info) is None and int8_kernels(tmp_path / "absent") is None
