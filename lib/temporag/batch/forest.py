@@ -36,6 +36,12 @@ def plotted(rows: Sequence[dict]) -> list[dict]:
     ]
 
 
+def not_drawn(rows: Sequence[dict]) -> list[dict]:
+    """The rows with an effect that :func:`plotted` leaves out (other units, or no interval)."""
+    shown = plotted(rows)
+    return [r for r in rows if _finite(r.get("effect")) and not any(r is s for s in shown)]
+
+
 def forest_svg(rows: Sequence[dict], title: str) -> str:
     """One paper's claims as a forest plot (SVG markup); "" when no row has an interval."""
     shown = plotted(rows)

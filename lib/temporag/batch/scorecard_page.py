@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from temporag.batch import scorecard
-from temporag.batch.forest import COLOURS, forest_svg, plotted
+from temporag.batch.forest import COLOURS, forest_svg, not_drawn
 from temporag.claims import rule
 from temporag.claims.judge import counts, mde_text, p_value
 from temporag.claims.model import PLUMBING_TIER
@@ -93,9 +92,7 @@ def _paper_summary(title: str, run: scorecard.JudgedRun, rows: list[dict]) -> st
     table = "".join(_central_row(r["page"], r) for r in central)
     drawable = [r for r in rows if r["tier"] != PLUMBING_TIER]
     plot = forest_svg(drawable, title)
-    drawn = {id(r) for r in plotted(drawable)}
-    elsewhere = [r["claim"] for r in drawable if id(r) not in drawn and isinstance(r.get("effect"), float)
-                 and math.isfinite(r["effect"])]
+    elsewhere = [r["claim"] for r in not_drawn(drawable)]
     aside = (f"<p class='book-plumbing'>Not drawn (other units, or no interval): "
              f"{esc(', '.join(elsewhere))}; see the table.</p>" if elsewhere else "")
     return (

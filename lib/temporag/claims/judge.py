@@ -244,10 +244,7 @@ def p_value(value) -> str:
 def mde_text(row: dict) -> str:
     """The MDE for tables; "—" where no paired difference varies (no question differs, or all differ
     alike): an SD of zero gives an MDE of 0, which would read as "perfectly powered"."""
-    value = row.get("mde")
-    if value is None or value != value:
-        return ""
-    return "—" if value == 0 else f"{value:.3f}"
+    return "—" if row.get("mde") == 0 else _number(row.get("mde"), "{:.3f}")
 
 
 def interval_text(row: dict) -> str:
