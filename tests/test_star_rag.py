@@ -6,6 +6,7 @@ variants, the Appendix E reader through the one reader path (requests pinned byt
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -128,7 +129,7 @@ def stub_semantic(kg, seed: int = 0, dim: int = 16):
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
 
     def embed_questions(texts):
-        out = np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=dim) for t in texts])
+        out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).normal(size=dim) for t in texts])
         return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
 
     return SimpleNamespace(triple_vectors=vecs, time_weight=0.1, embed_questions=embed_questions)
