@@ -172,3 +172,16 @@ def test_a_changed_lock_reruns_setup(checkout):
     with (checkout / "locks" / "kit.txt").open("a") as lock:
         lock.write("# a re-locked requirement\n")
     assert len(requirement_installs(dry_run(checkout, "setup").stdout)) == 1
+
+
+def test_setup_compiles_the_installed_modules_once(checkout):
+    """Where PYTHONDONTWRITEBYTECODE is set no process caches what it compiles: setup compiles the venv's
+    modules once, after the install, and a venv compiled for this setup is not compiled again."""
+    (checkout / ".venv" / "bin").mkdir(parents=True)
+    installed(checkout, "cpu")
+    out = dry_run(checkout, "setup").stdout
+    assert out.splitlines()[0].startswith(".venv/bin/python -m compileall -q -j 0")
+    compiled = checkout / stamp(checkout, "cpu").replace(".installed-", ".bytecode-")
+    compiled.touch()
+    os.utime(compiled, (1_000_010, 1_000_010))
+    assert "compileall" not in dry_run(checkout, "setup").stdout
