@@ -92,7 +92,7 @@ $(LLAMA): locks/llama-cpp-python.txt | $(BASE)
 
 # Every installed module compiled to bytecode once.  uv installs sources only, and where PYTHONDONTWRITEBYTECODE
 # is set (this kind of machine sets it) no process may cache what it compiles, so every notebook kernel and
-# CLI call compiled pandas, scipy, IPython, transformers... anew: ~3 s of each process's start on 2 cores.
+# CLI call compiled pandas, scipy, IPython, transformers... anew: ~14 s of a notebook kernel's imports here.
 # compileall exits 1 when a file does not compile (torch ships a Python-3.12-only test file): those are
 # listed in the log and skipped, never imported by the kit.
 $(BYTECODE): $(STAMP)
